@@ -1,0 +1,37 @@
+//! Keys into the simulation's arenas. Nothing holds a reference into another arena: a key is
+//! the only way to name a navigable, a document, a promise or any other simulated object.
+
+use slotmap::new_key_type;
+
+new_key_type! {
+    /// A navigable; a top-level traversable is a navigable without a parent.
+    pub struct NavigableKey;
+    /// A `Document`, and with it its `Window` and its realm.
+    pub struct DocumentKey;
+    /// A `ModelContext` object.
+    pub struct ModelContextKey;
+    /// An event loop.
+    pub struct EventLoopKey;
+    /// A parallel queue (the AI agent queue, or the steps one "in parallel" block runs).
+    pub struct ParallelQueueKey;
+    /// A task waiting in an event loop's task queue.
+    pub struct TaskKey;
+    /// A promise.
+    pub struct PromiseKey;
+    /// A pair of resolving functions, with their shared "already resolved" record.
+    pub struct ResolverKey;
+    /// An object with a `then` method that is not a native promise.
+    pub struct ThenableKey;
+    /// An `AbortSignal` (an `AbortController` is named by the key of its signal).
+    pub struct SignalKey;
+    /// An event listener.
+    pub struct ListenerKey;
+    /// A timer on the virtual clock.
+    pub struct TimerKey;
+    /// A caller of "wait for tools to be ready" that is waiting.
+    pub struct WaiterKey;
+    /// An observation the browser agent was asked to perform.
+    pub struct ObservationKey;
+    /// One call of `executeTool()`.
+    pub struct ExecutionKey;
+}

@@ -1,0 +1,521 @@
+//! Navigables, documents, and the tree they form: creating pages and iframes, removing an
+//! iframe, navigating, the back/forward cache, closing a traversable, and "fully active".
+//!
+//! <https://html.spec.whatwg.org/multipage/document-sequences.html#navigables>
+
+use serde::Serialize;
+use url::Url;
+
+use super::keys::{DocumentKey, EventLoopKey, ListenerKey, ModelContextKey, NavigableKey};
+use super::origin::Origin;
+use super::permissions::{Allowlist, FeatureState};
+use crate::world::World;
+use crate::{step, WorldError};
+
+/// A navigable. A top-level traversable is one without a parent.
+///
+/// <https://html.spec.whatwg.org/multipage/document-sequences.html#navigable>
+#[derive(Clone, Debug)]
+pub struct Navigable {
+    /// The frame's name in the scenario (the page's name for a top-level traversable).
+    pub label: String,
+    pub parent: Option<NavigableKey>,
+    /// The document whose `<iframe>` element is this navigable's container.
+    pub container_document: Option<DocumentKey>,
+    /// The container's `allow` attribute.
+    pub allow: Option<String>,
+    /// The origin of the container's `src` URL, which the `'src'` allowlist names.
+    pub src_origin: Option<Origin>,
+    pub active_document: Option<DocumentKey>,
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#nav-traversable>
+    pub traversable: NavigableKey,
+    /// The documents of its session history entries, and which one is current.
+    pub history: Vec<DocumentKey>,
+    pub history_index: usize,
+    pub destroyed: bool,
+    /// For a top-level traversable: how many fully active documents of its tree have
+    /// tools-ready false. An index kept beside the spec's loop in
+    /// [`World::are_all_ready`]; see `World::recount_not_ready`.
+    pub not_ready: u32,
+    /// Whether the agent clusters of this traversable's browsing context group are
+    /// origin-keyed.
+    pub origin_keyed: bool,
+}
+
+/// Where a document is in its loading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Lifecycle {
+    Loading,
+    /// `DOMContentLoaded` has fired.
+    Interactive,
+    /// `load` has fired.
+    Complete,
+}
+
+/// A `Document` (with its `Window`, its realm and its environment settings object).
+#[derive(Clone, Debug)]
+pub struct Document {
+    pub label: String,
+    pub url: Url,
+    pub origin: Origin,
+    /// The navigable it was loaded in; its node navigable while it is active.
+    pub navigable: NavigableKey,
+    /// The navigables of its `<iframe>` elements, in tree order.
+    pub child_navigables: Vec<NavigableKey>,
+    /// <https://webmachinelearning.github.io/webmcp/#document-associated-modelcontext>
+    pub model_context: ModelContextKey,
+    pub event_loop: EventLoopKey,
+    /// PR #373's tools-ready, initially true.
+    pub tools_ready: bool,
+    pub lifecycle: Lifecycle,
+    /// Set when the document is destroyed; it is never fully active again.
+    pub destroyed: bool,
+    /// Whether it sits in the back/forward cache.
+    pub in_bfcache: bool,
+    /// <https://webmachinelearning.github.io/webmcp/#document-unique-id>
+    pub unique_id: u64,
+    /// The inherited policy for "tools", fixed when the document was created.
+    pub tools_inherited_policy: FeatureState,
+    /// A `Permissions-Policy` header's allowlist for "tools", if the document declared one.
+    pub tools_declared_policy: Option<Allowlist>,
+    /// The `Window`'s event listeners.
+    pub window_listeners: Vec<ListenerKey>,
+}
+
+/// What a new document needs to know beyond its URL.
+#[derive(Clone, Debug, Default)]
+pub struct DocumentOptions {
+    /// Leave the document loading: its `DOMContentLoaded` and `load` come when the scenario
+    /// says so.
+    pub loading: bool,
+    /// A `Permissions-Policy: tools=(...)` header.
+    pub tools_policy: Option<Allowlist>,
+    /// For a page: whether its agent clusters are origin-keyed (default: the world's setting).
+    pub origin_keyed: Option<bool>,
+}
+
+impl World {
+    /// Opens a new top-level traversable whose active document is loaded from `url`.
+    pub fn open_page(&mut self, label: &str, url: &str) -> Result<DocumentKey, WorldError> {
+        self.open_page_with(label, url, DocumentOptions::default())
+    }
+
+    pub fn open_page_with(
+        &mut self,
+        label: &str,
+        url: &str,
+        options: DocumentOptions,
+    ) -> Result<DocumentKey, WorldError> {
+        let url = parse_url(url)?;
+        let origin_keyed = options
+            .origin_keyed
+            .unwrap_or(self.settings.origin_keyed_agent_clusters);
+        let nav = self.navigables.insert_with_key(|key| Navigable {
+            label: label.into(),
+            parent: None,
+            container_document: None,
+            allow: None,
+            src_origin: None,
+            active_document: None,
+            traversable: key,
+            history: Vec::new(),
+            history_index: 0,
+            destroyed: false,
+            not_ready: 0,
+            origin_keyed,
+        });
+        let doc = self.create_document(nav, label, url, options);
+        self.make_active(nav, doc);
+        self.harness_note(format!("open page {label}"));
+        Ok(doc)
+    }
+
+    /// Inserts an `<iframe>` whose `src` is `url` into `parent`, with an optional `allow`
+    /// attribute, and returns the document loaded in it.
+    pub fn add_iframe(
+        &mut self,
+        parent: DocumentKey,
+        label: &str,
+        url: &str,
+        allow: Option<&str>,
+        options: DocumentOptions,
+    ) -> Result<DocumentKey, WorldError> {
+        let url = parse_url(url)?;
+        if !self.is_fully_active(parent) {
+            return Err(WorldError::NotFullyActive(self.label(parent)));
+        }
+        let parent_nav = self.documents[parent].navigable;
+        let traversable = self.navigables[parent_nav].traversable;
+        let origin_keyed = self.navigables[traversable].origin_keyed;
+        let src_origin = Origin::of_url(&url, &mut self.next_opaque);
+        let nav = self.navigables.insert(Navigable {
+            label: label.into(),
+            parent: Some(parent_nav),
+            container_document: Some(parent),
+            allow: allow.map(str::to_owned),
+            src_origin: Some(src_origin),
+            active_document: None,
+            traversable,
+            history: Vec::new(),
+            history_index: 0,
+            destroyed: false,
+            not_ready: 0,
+            origin_keyed,
+        });
+        self.documents[parent].child_navigables.push(nav);
+        let doc = self.create_document(nav, label, url, options);
+        self.make_active(nav, doc);
+        self.recount_not_ready(traversable);
+        self.harness_note(format!("insert iframe {label} in {}", self.label(parent)));
+        Ok(doc)
+    }
+
+    /// Creates a document in `nav`, with its `ModelContext`, on the event loop of its agent.
+    fn create_document(
+        &mut self,
+        nav: NavigableKey,
+        label: &str,
+        url: Url,
+        options: DocumentOptions,
+    ) -> DocumentKey {
+        let origin = Origin::of_url(&url, &mut self.next_opaque);
+        let traversable = self.navigables[nav].traversable;
+        let event_loop = self.event_loop_for(traversable, &origin);
+        let inherited = self.inherited_tools_policy(nav, &origin);
+        self.next_unique_id += 1;
+        let unique_id = self.next_unique_id;
+        let lifecycle = if options.loading {
+            Lifecycle::Loading
+        } else {
+            Lifecycle::Complete
+        };
+        let doc = self.documents.insert(Document {
+            label: label.into(),
+            url,
+            origin,
+            navigable: nav,
+            child_navigables: Vec::new(),
+            model_context: ModelContextKey::default(),
+            event_loop,
+            tools_ready: true,
+            lifecycle,
+            destroyed: false,
+            in_bfcache: false,
+            unique_id,
+            tools_inherited_policy: inherited,
+            tools_declared_policy: options.tools_policy,
+            window_listeners: Vec::new(),
+        });
+        // "Upon creation of the Document object, its associated ModelContext must be set to a
+        // new ModelContext object created in the Document's relevant realm."
+        let context = self.create_model_context(doc);
+        self.documents[doc].model_context = context;
+        // The scenario's script names a document (and its window) by its label.
+        self.env.insert(label.into(), super::value::Value::Window(doc));
+        // The tools-ready-lifecycle switch presumes a loading document's tools not ready.
+        self.documents[doc].tools_ready = self.lifecycle_allows_ready(doc);
+        doc
+    }
+
+    /// The event loop of the agent a document of `origin` in `traversable`'s browsing context
+    /// group belongs to: one per origin when agent clusters are origin-keyed, else one per site.
+    fn event_loop_for(&mut self, traversable: NavigableKey, origin: &Origin) -> EventLoopKey {
+        let key = if self.navigables[traversable].origin_keyed {
+            origin.clone()
+        } else {
+            origin.site()
+        };
+        if let Some(l) = self.agent_event_loops.get(&(traversable, key.clone())) {
+            return *l;
+        }
+        let label = format!("{} {}", self.navigables[traversable].label, key);
+        let l = self.new_event_loop(label);
+        self.agent_event_loops.insert((traversable, key), l);
+        l
+    }
+
+    fn make_active(&mut self, nav: NavigableKey, doc: DocumentKey) {
+        let n = &mut self.navigables[nav];
+        n.history.truncate(if n.history.is_empty() {
+            0
+        } else {
+            n.history_index + 1
+        });
+        n.history.push(doc);
+        n.history_index = n.history.len() - 1;
+        n.active_document = Some(doc);
+        let traversable = n.traversable;
+        self.recount_not_ready(traversable);
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#fully-active>
+    pub fn is_fully_active(&self, doc: DocumentKey) -> bool {
+        let Some(d) = self.documents.get(doc) else {
+            return false;
+        };
+        if d.destroyed {
+            return false;
+        }
+        let nav = &self.navigables[d.navigable];
+        // A document is active when it is its navigable's active document...
+        if nav.destroyed || nav.active_document != Some(doc) {
+            return false;
+        }
+        // ...and fully active when, besides, its navigable is top-level or its container
+        // document is fully active.
+        match nav.container_document {
+            None => true,
+            Some(container) => self.is_fully_active(container),
+        }
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#doc-container-document>'s
+    /// counterpart: the document's node navigable, if the document is its navigable's active
+    /// document.
+    pub fn node_navigable(&self, doc: DocumentKey) -> Option<NavigableKey> {
+        let d = self.documents.get(doc)?;
+        let nav = self.navigables.get(d.navigable)?;
+        (!d.destroyed && !nav.destroyed && nav.active_document == Some(doc)).then_some(d.navigable)
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#inclusive-descendant-navigables>
+    /// of a document: its node navigable, then every navigable below it in tree order.
+    pub fn inclusive_descendant_navigables(&self, doc: DocumentKey) -> Vec<NavigableKey> {
+        let mut out = Vec::new();
+        if let Some(nav) = self.node_navigable(doc) {
+            out.push(nav);
+        }
+        self.collect_descendants(doc, &mut out);
+        out
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#descendant-navigables>
+    pub fn descendant_navigables(&self, doc: DocumentKey) -> Vec<NavigableKey> {
+        let mut out = Vec::new();
+        self.collect_descendants(doc, &mut out);
+        out
+    }
+
+    fn collect_descendants(&self, doc: DocumentKey, out: &mut Vec<NavigableKey>) {
+        for &child in &self.documents[doc].child_navigables {
+            let nav = &self.navigables[child];
+            if nav.destroyed {
+                continue;
+            }
+            out.push(child);
+            if let Some(active) = nav.active_document {
+                self.collect_descendants(active, out);
+            }
+        }
+    }
+
+    /// The top-level traversable a document's navigable belongs to.
+    pub fn traversable_of(&self, doc: DocumentKey) -> NavigableKey {
+        self.navigables[self.documents[doc].navigable].traversable
+    }
+
+    /// Removes the `<iframe>` whose content document is `doc`: its navigable is destroyed,
+    /// with every document in it and below it.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#destroy-a-child-navigable>
+    pub fn remove_iframe(&mut self, doc: DocumentKey) -> Result<(), WorldError> {
+        let nav = self.documents[doc].navigable;
+        let Some(container) = self.navigables[nav].container_document else {
+            return Err(WorldError::NotAnIframe(self.label(doc)));
+        };
+        if self.navigables[nav].destroyed {
+            return Err(WorldError::AlreadyRemoved(self.label(doc)));
+        }
+        let traversable = self.navigables[nav].traversable;
+        self.documents[container].child_navigables.retain(|&n| n != nav);
+        self.harness_note(format!("remove iframe {}", self.navigables[nav].label));
+        self.destroy_navigable(nav);
+        self.recount_not_ready(traversable);
+        self.check_waiters();
+        Ok(())
+    }
+
+    /// Destroys a navigable and all the documents of its session history.
+    fn destroy_navigable(&mut self, nav: NavigableKey) {
+        self.navigables[nav].destroyed = true;
+        let docs = self.navigables[nav].history.clone();
+        for doc in docs {
+            self.destroy_document(doc);
+        }
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/document-lifecycle.html#destroy-a-document>,
+    /// with the document's child navigables.
+    fn destroy_document(&mut self, doc: DocumentKey) {
+        if self.documents[doc].destroyed {
+            return;
+        }
+        let children = self.documents[doc].child_navigables.clone();
+        for child in children {
+            self.destroy_navigable(child);
+        }
+        self.documents[doc].destroyed = true;
+        self.documents[doc].in_bfcache = false;
+        // Tasks whose document is destroyed can never run: the queues drop them.
+        self.discard_tasks_of(doc);
+        self.cancel_timers_of(doc);
+        self.document_destroyed(doc);
+    }
+
+    /// Navigates `frame` (the navigable whose active document is `from`) to `url`; the new
+    /// document is named `label`. With `keep_in_bfcache`, the old document goes into the
+    /// back/forward cache instead of being destroyed.
+    pub fn navigate(
+        &mut self,
+        from: DocumentKey,
+        url: &str,
+        label: &str,
+        keep_in_bfcache: bool,
+    ) -> Result<DocumentKey, WorldError> {
+        let url = parse_url(url)?;
+        let nav = self
+            .node_navigable(from)
+            .ok_or_else(|| WorldError::NotActive(self.label(from)))?;
+        self.harness_note(format!(
+            "navigate {} from {} to {}{}",
+            self.navigables[nav].label,
+            self.label(from),
+            url,
+            if keep_in_bfcache { " (old document kept in bfcache)" } else { "" }
+        ));
+        // Session history entries after the current one are dropped, their documents with them.
+        let forward: Vec<DocumentKey> = {
+            let n = &self.navigables[nav];
+            n.history[n.history_index + 1..].to_vec()
+        };
+        for d in forward {
+            self.destroy_document(d);
+        }
+        let new = self.create_document(nav, label, url, DocumentOptions::default());
+        if keep_in_bfcache {
+            self.documents[from].in_bfcache = true;
+        } else {
+            self.destroy_document(from);
+        }
+        self.make_active(nav, new);
+        self.check_waiters();
+        Ok(new)
+    }
+
+    /// Traverses `doc`'s navigable back by one entry, restoring the previous document from the
+    /// back/forward cache; the current one goes into the cache.
+    pub fn go_back(&mut self, doc: DocumentKey) -> Result<DocumentKey, WorldError> {
+        let nav = self
+            .node_navigable(doc)
+            .ok_or_else(|| WorldError::NotActive(self.label(doc)))?;
+        let n = &self.navigables[nav];
+        if n.history_index == 0 {
+            return Err(WorldError::NoHistory(self.label(doc)));
+        }
+        let previous = n.history[n.history_index - 1];
+        if !self.documents[previous].in_bfcache {
+            return Err(WorldError::NotInBfcache(self.label(previous)));
+        }
+        self.harness_note(format!(
+            "traverse {} back: {} restored from bfcache, {} enters it",
+            self.navigables[nav].label,
+            self.label(previous),
+            self.label(doc)
+        ));
+        self.documents[doc].in_bfcache = true;
+        self.documents[previous].in_bfcache = false;
+        let n = &mut self.navigables[nav];
+        n.history_index -= 1;
+        n.active_document = Some(previous);
+        let traversable = n.traversable;
+        self.recount_not_ready(traversable);
+        self.check_waiters();
+        Ok(previous)
+    }
+
+    /// Closes a top-level traversable: it and every document in it are destroyed.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#destroy-a-top-level-traversable>
+    pub fn close(&mut self, doc: DocumentKey) -> Result<(), WorldError> {
+        let nav = self.documents[doc].navigable;
+        if self.navigables[nav].parent.is_some() {
+            return Err(WorldError::NotTopLevel(self.label(doc)));
+        }
+        if self.navigables[nav].destroyed {
+            return Err(WorldError::AlreadyRemoved(self.label(doc)));
+        }
+        self.harness_note(format!("close {}", self.navigables[nav].label));
+        self.destroy_navigable(nav);
+        self.navigables[nav].active_document = None;
+        self.recount_not_ready(nav);
+        self.check_waiters();
+        Ok(())
+    }
+
+    /// The label the scenario gave a document.
+    pub fn label(&self, doc: DocumentKey) -> String {
+        self.documents
+            .get(doc)
+            .map(|d| d.label.clone())
+            .unwrap_or_else(|| "(gone)".into())
+    }
+
+    pub fn document(&self, doc: DocumentKey) -> &Document {
+        &self.documents[doc]
+    }
+
+    pub fn navigable(&self, nav: NavigableKey) -> &Navigable {
+        &self.navigables[nav]
+    }
+
+    /// The document a scenario named `label`, if any.
+    pub fn document_named(&self, label: &str) -> Option<DocumentKey> {
+        self.documents
+            .iter()
+            .find(|(_, d)| d.label == label)
+            .map(|(k, _)| k)
+    }
+
+    /// Queues the task that takes a loading document to `stage` (`Interactive`: the
+    /// `DOMContentLoaded` task; `Complete`: the `load` task), on the DOM manipulation task
+    /// source.
+    pub fn queue_lifecycle(&mut self, doc: DocumentKey, stage: Lifecycle) {
+        self.queue_global_task(
+            doc,
+            super::event_loop::TaskSource::DomManipulation,
+            super::event_loop::TaskAction::Lifecycle { stage },
+        );
+    }
+
+    /// Runs a lifecycle stage's effect on tools-ready: the tools-ready-lifecycle switch
+    /// presumes tools not ready until the stage it names.
+    pub(crate) fn reach_lifecycle(&mut self, doc: DocumentKey, stage: Lifecycle) {
+        if self.documents[doc].lifecycle >= stage {
+            return;
+        }
+        self.documents[doc].lifecycle = stage;
+        step!(self, crate::webmcp::DOCUMENT_LIFECYCLE, "1", Some(doc), "{stage:?}");
+        if self.profile.tools_ready_lifecycle != crate::profile::ToolsReadyLifecycle::None {
+            self.update_the_tools_ready_state(doc);
+        }
+    }
+
+    /// Whether the tools-ready-lifecycle switch lets a document's tools be ready yet.
+    pub(crate) fn lifecycle_allows_ready(&self, doc: DocumentKey) -> bool {
+        use crate::profile::ToolsReadyLifecycle as L;
+        let reached = self.documents[doc].lifecycle;
+        match self.profile.tools_ready_lifecycle {
+            L::None => true,
+            L::DomContentLoaded => reached >= Lifecycle::Interactive,
+            L::Load => reached >= Lifecycle::Complete,
+        }
+    }
+}
+
+fn parse_url(url: &str) -> Result<Url, WorldError> {
+    Url::parse(url).map_err(|e| WorldError::BadUrl {
+        url: url.into(),
+        reason: e.to_string(),
+    })
+}

@@ -1,0 +1,494 @@
+//! Promises with realms, their reactions and jobs, and Web IDL's conversion of a value to a
+//! `Promise<T>`.
+//!
+//! <https://tc39.es/ecma262/#sec-promise-objects>,
+//! <https://webidl.spec.whatwg.org/#idl-promise>,
+//! <https://html.spec.whatwg.org/multipage/webappapis.html#hostenqueuepromisejob>
+//!
+//! What decides the review of PR #373 is which realm each job runs in:
+//! - a `PromiseResolveThenableJob` runs in the realm of the thenable's `then` (for a native
+//!   promise, the realm the promise was created in);
+//! - a reaction job runs in the realm of its handler: the functions that "react to a promise"
+//!   creates belong to the realm of the method that created them, and the resolving functions a
+//!   thenable job creates belong to that job's realm;
+//! - HTML drops a job whose realm's document is not fully active ("check if we can run
+//!   script"), unless the inactive-realm-jobs switch says to run it.
+
+use std::sync::Arc;
+
+use super::keys::{DocumentKey, ExecutionKey, ModelContextKey, PromiseKey, ResolverKey, ThenableKey};
+use super::script::{Block, Frame};
+use super::value::{ErrorValue, Value};
+use crate::profile::InactiveRealmJobs;
+use crate::step;
+use crate::world::World;
+
+/// A promise's state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PromiseState {
+    Pending,
+    Fulfilled(Value),
+    Rejected(Value),
+}
+
+impl PromiseState {
+    pub fn name(&self) -> &'static str {
+        match self {
+            PromiseState::Pending => "pending",
+            PromiseState::Fulfilled(_) => "fulfilled",
+            PromiseState::Rejected(_) => "rejected",
+        }
+    }
+}
+
+/// A promise object.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Promise {
+    /// The realm it was created in (named by that realm's document).
+    pub realm: DocumentKey,
+    pub state: PromiseState,
+    /// The "already resolved" record of the resolving functions made with it.
+    pub already_resolved: bool,
+    pub reactions: Vec<PromiseReaction>,
+    /// Creation number, for traces.
+    pub id: u32,
+}
+
+/// <https://tc39.es/ecma262/#sec-promisereaction-records>, one record for both branches.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PromiseReaction {
+    pub derived: Option<PromiseKey>,
+    pub on_fulfilled: Handler,
+    pub on_rejected: Handler,
+}
+
+/// A reaction's handler: the few kinds of function the engine's promises call.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Handler {
+    /// No handler: the value passes through to the derived promise.
+    Empty,
+    /// The settle steps of `waitForToolsUntil()`, made by "react to a promise" in the realm of
+    /// the `ModelContext` it was called on.
+    WaitForToolsSettle {
+        context: ModelContextKey,
+        promise: PromiseKey,
+    },
+    /// A resolving function made by a `PromiseResolveThenableJob`.
+    Resolving { resolver: ResolverKey, reject: bool },
+    /// The rest of an async script after an `await`.
+    Resume {
+        frame: Box<Frame>,
+        bind: Option<String>,
+    },
+    /// An `on p fulfilled:` block of the scenario.
+    Block {
+        realm: DocumentKey,
+        block: Arc<Block>,
+        bind: Option<String>,
+    },
+    /// `executeTool()`'s reaction to the promise the tool's callback returned.
+    ExecuteResult { execution: ExecutionKey },
+}
+
+/// A promise job.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Job {
+    /// <https://tc39.es/ecma262/#sec-newpromisereactionjob>
+    Reaction {
+        handler: Handler,
+        argument: Value,
+        derived: Option<PromiseKey>,
+        fulfilled: bool,
+    },
+    /// <https://tc39.es/ecma262/#sec-newpromiseresolvethenablejob>
+    ResolveThenable { promise: PromiseKey, thenable: Value },
+}
+
+/// A pair of resolving functions and their shared "already resolved" record.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Resolver {
+    pub promise: PromiseKey,
+    pub already_resolved: bool,
+    /// The realm the functions were created in.
+    pub realm: DocumentKey,
+}
+
+/// What a scenario's thenable does when its `then` is called.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ThenBehaviour {
+    /// Keeps the resolving functions, for the scenario to call later.
+    Keep,
+    /// Calls `resolve(value)` at once.
+    Resolve(Value),
+    /// Calls `reject(reason)` at once.
+    Reject(Value),
+    /// Throws.
+    Throw(Value),
+}
+
+/// An object with a `then` method, in a realm.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Thenable {
+    pub realm: DocumentKey,
+    pub behaviour: ThenBehaviour,
+    /// The resolving functions its `then` was called with.
+    pub callers: Vec<ResolverKey>,
+    pub label: String,
+}
+
+impl World {
+    /// A new pending promise in `realm`.
+    ///
+    /// <https://webidl.spec.whatwg.org/#a-new-promise>
+    pub fn new_promise(&mut self, realm: DocumentKey) -> PromiseKey {
+        self.promise_count += 1;
+        self.promises.insert(Promise {
+            realm,
+            state: PromiseState::Pending,
+            already_resolved: false,
+            reactions: Vec::new(),
+            id: self.promise_count,
+        })
+    }
+
+    /// Gives a promise the name a scenario knows it by.
+    pub fn name_promise(&mut self, promise: PromiseKey, label: &str) {
+        self.promise_labels.insert(promise, label.into());
+    }
+
+    pub fn promise_label(&self, promise: PromiseKey) -> String {
+        match self.promise_labels.get(&promise) {
+            Some(l) => l.clone(),
+            None => match self.promises.get(promise) {
+                Some(p) => format!("promise#{}", p.id),
+                None => "(gone)".into(),
+            },
+        }
+    }
+
+    pub fn promise_state(&self, promise: PromiseKey) -> &PromiseState {
+        &self.promises[promise].state
+    }
+
+    pub fn promise(&self, promise: PromiseKey) -> &Promise {
+        &self.promises[promise]
+    }
+
+    /// A new thenable in `realm`.
+    pub fn new_thenable(&mut self, realm: DocumentKey, label: &str, behaviour: ThenBehaviour) -> ThenableKey {
+        self.thenables.insert(Thenable {
+            realm,
+            behaviour,
+            callers: Vec::new(),
+            label: label.into(),
+        })
+    }
+
+    /// <https://webidl.spec.whatwg.org/#resolve>: resolves a promise through its own resolving
+    /// functions (nothing happens if they were already used).
+    pub fn resolve_promise(&mut self, promise: PromiseKey, value: Value) {
+        if std::mem::replace(&mut self.promises[promise].already_resolved, true) {
+            return;
+        }
+        self.resolve_steps(promise, value);
+    }
+
+    /// <https://webidl.spec.whatwg.org/#reject>
+    pub fn reject_promise(&mut self, promise: PromiseKey, reason: Value) {
+        if std::mem::replace(&mut self.promises[promise].already_resolved, true) {
+            return;
+        }
+        self.settle(promise, PromiseState::Rejected(reason));
+    }
+
+    /// <https://tc39.es/ecma262/#sec-promise-resolve-functions>, steps 7-16.
+    fn resolve_steps(&mut self, promise: PromiseKey, resolution: Value) {
+        // 7. Resolving a promise with itself is a TypeError.
+        if resolution == Value::Promise(promise) {
+            let e = ErrorValue::type_error("a promise cannot be resolved with itself");
+            self.settle(promise, PromiseState::Rejected(Value::error(e)));
+            return;
+        }
+        // 9-13. A value with no callable `then` fulfills the promise.
+        let then_realm = match &resolution {
+            Value::Promise(q) => self.promises[*q].realm,
+            Value::Thenable(t) => self.thenables[*t].realm,
+            _ => {
+                self.settle(promise, PromiseState::Fulfilled(resolution));
+                return;
+            }
+        };
+        // 14-15. Otherwise a PromiseResolveThenableJob, in the realm of `then`.
+        self.queue_microtask(
+            Some(then_realm),
+            Job::ResolveThenable {
+                promise,
+                thenable: resolution,
+            },
+        );
+    }
+
+    /// Fulfills or rejects, then triggers the reactions.
+    ///
+    /// <https://tc39.es/ecma262/#sec-fulfillpromise>, <https://tc39.es/ecma262/#sec-rejectpromise>
+    fn settle(&mut self, promise: PromiseKey, state: PromiseState) {
+        let p = &mut self.promises[promise];
+        if p.state != PromiseState::Pending {
+            return;
+        }
+        let (fulfilled, argument) = match &state {
+            PromiseState::Fulfilled(v) => (true, v.clone()),
+            PromiseState::Rejected(v) => (false, v.clone()),
+            PromiseState::Pending => return,
+        };
+        p.state = state;
+        let reactions = std::mem::take(&mut p.reactions);
+        for reaction in reactions {
+            self.queue_reaction_job(reaction, fulfilled, argument.clone());
+        }
+    }
+
+    /// <https://tc39.es/ecma262/#sec-newpromisereactionjob> and HostEnqueuePromiseJob: the
+    /// job's realm is its handler's.
+    fn queue_reaction_job(&mut self, reaction: PromiseReaction, fulfilled: bool, argument: Value) {
+        let handler = if fulfilled {
+            reaction.on_fulfilled
+        } else {
+            reaction.on_rejected
+        };
+        let realm = self.handler_realm(&handler);
+        self.queue_microtask(
+            realm,
+            Job::Reaction {
+                handler,
+                argument,
+                derived: reaction.derived,
+                fulfilled,
+            },
+        );
+    }
+
+    /// The realm of a handler function: null for an empty handler.
+    fn handler_realm(&self, handler: &Handler) -> Option<DocumentKey> {
+        match handler {
+            Handler::Empty => None,
+            Handler::WaitForToolsSettle { context, .. } => Some(self.model_contexts[*context].document),
+            Handler::Resolving { resolver, .. } => Some(self.resolvers[*resolver].realm),
+            Handler::Resume { frame, .. } => Some(frame.realm),
+            Handler::Block { realm, .. } => Some(*realm),
+            Handler::ExecuteResult { execution } => Some(self.executions[*execution].target_realm()),
+        }
+    }
+
+    /// <https://tc39.es/ecma262/#sec-performpromisethen>
+    pub(crate) fn perform_promise_then(
+        &mut self,
+        promise: PromiseKey,
+        on_fulfilled: Handler,
+        on_rejected: Handler,
+        derived: Option<PromiseKey>,
+    ) {
+        let reaction = PromiseReaction {
+            derived,
+            on_fulfilled,
+            on_rejected,
+        };
+        match self.promises[promise].state.clone() {
+            PromiseState::Pending => self.promises[promise].reactions.push(reaction),
+            PromiseState::Fulfilled(v) => self.queue_reaction_job(reaction, true, v),
+            PromiseState::Rejected(r) => self.queue_reaction_job(reaction, false, r),
+        }
+    }
+
+    /// <https://webidl.spec.whatwg.org/#js-promise>: converting a value to `Promise<T>` in
+    /// `realm` is `PromiseResolve(%Promise%, V)`. A native promise of the same realm passes
+    /// through; anything else gets a new promise of `realm`, resolved with it.
+    pub(crate) fn promise_resolve(&mut self, realm: DocumentKey, value: Value) -> PromiseKey {
+        if let Value::Promise(p) = value {
+            if self.promises[p].realm == realm {
+                return p;
+            }
+        }
+        let promise = self.new_promise(realm);
+        self.promises[promise].already_resolved = true;
+        self.resolve_steps(promise, value);
+        promise
+    }
+
+    /// <https://webidl.spec.whatwg.org/#a-promise-rejected-with>
+    pub(crate) fn promise_rejected_with(&mut self, realm: DocumentKey, reason: ErrorValue) -> PromiseKey {
+        let promise = self.new_promise(realm);
+        self.reject_promise(promise, Value::error(reason));
+        promise
+    }
+
+    /// Calls one of a pair of resolving functions.
+    ///
+    /// <https://tc39.es/ecma262/#sec-createresolvingfunctions>
+    pub(crate) fn call_resolver(&mut self, resolver: ResolverKey, reject: bool, value: Value) {
+        let r = &mut self.resolvers[resolver];
+        if std::mem::replace(&mut r.already_resolved, true) {
+            return;
+        }
+        let promise = r.promise;
+        if reject {
+            self.settle(promise, PromiseState::Rejected(value));
+        } else {
+            self.resolve_steps(promise, value);
+        }
+    }
+
+    /// Calls the resolving functions a thenable's `then` was given, as the scenario's
+    /// `resolve t with v` does.
+    pub(crate) fn settle_thenable(&mut self, thenable: ThenableKey, reject: bool, value: Value) {
+        let callers = self.thenables[thenable].callers.clone();
+        for resolver in callers {
+            self.call_resolver(resolver, reject, value.clone());
+        }
+    }
+
+    /// Runs a microtask's job, after HTML's check of its realm.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#hostenqueuepromisejob>, step 2.
+    pub(crate) fn run_job(&mut self, realm: Option<DocumentKey>, job: Job) {
+        if let Some(realm) = realm {
+            // 2.1. "Check if we can run script": not when the realm's document is not fully
+            // active. The inactive-realm-jobs switch can let the job run anyway.
+            if !self.is_fully_active(realm) {
+                match self.profile.inactive_realm_jobs {
+                    InactiveRealmJobs::Dropped => {
+                        step!(self, crate::webmcp::HOST_ENQUEUE_PROMISE_JOB, "2.1", Some(realm), |w| format!(
+                            "realm's document is not fully active: {} not run",
+                            w.describe_job(&job)
+                        ));
+                        return;
+                    }
+                    InactiveRealmJobs::Run => {
+                        step!(self, crate::webmcp::HOST_ENQUEUE_PROMISE_JOB, "2.1", Some(realm), |w| format!(
+                            "realm's document is not fully active; inactive-realm-jobs=run: {} runs anyway",
+                            w.describe_job(&job)
+                        ));
+                    }
+                }
+            }
+        }
+        match job {
+            Job::Reaction {
+                handler,
+                argument,
+                derived,
+                fulfilled,
+            } => {
+                let result = self.call_handler(handler, argument, fulfilled);
+                if let Some(derived) = derived {
+                    match result {
+                        Ok(v) => self.resolve_promise(derived, v),
+                        Err(e) => self.reject_promise(derived, e),
+                    }
+                }
+            }
+            Job::ResolveThenable { promise, thenable } => {
+                // The resolving functions are created in the job's realm.
+                let job_realm = realm.unwrap_or(self.promises[promise].realm);
+                let resolver = self.resolvers.insert(Resolver {
+                    promise,
+                    already_resolved: false,
+                    realm: job_realm,
+                });
+                step!(self, crate::webmcp::PROMISE_RESOLVE_THENABLE_JOB, "1", realm, |w| format!(
+                    "{} adopts {}",
+                    w.promise_label(promise),
+                    w.describe_value(&thenable)
+                ));
+                match thenable {
+                    Value::Promise(q) => self.perform_promise_then(
+                        q,
+                        Handler::Resolving {
+                            resolver,
+                            reject: false,
+                        },
+                        Handler::Resolving {
+                            resolver,
+                            reject: true,
+                        },
+                        None,
+                    ),
+                    Value::Thenable(t) => match self.thenables[t].behaviour.clone() {
+                        ThenBehaviour::Keep => self.thenables[t].callers.push(resolver),
+                        ThenBehaviour::Resolve(v) => self.call_resolver(resolver, false, v),
+                        ThenBehaviour::Reject(v) | ThenBehaviour::Throw(v) => {
+                            self.call_resolver(resolver, true, v)
+                        }
+                    },
+                    other => self.call_resolver(resolver, false, other),
+                }
+            }
+        }
+    }
+
+    /// Calls a handler with the settled value. An `Err` is a thrown exception.
+    fn call_handler(&mut self, handler: Handler, argument: Value, fulfilled: bool) -> Result<Value, Value> {
+        match handler {
+            Handler::Empty => {
+                if fulfilled {
+                    Ok(argument)
+                } else {
+                    Err(argument)
+                }
+            }
+            Handler::WaitForToolsSettle { context, promise } => {
+                self.wait_for_tools_until_settle_steps(context, promise, fulfilled);
+                Ok(Value::Undefined)
+            }
+            Handler::Resolving { resolver, reject } => {
+                self.call_resolver(resolver, reject, argument);
+                Ok(Value::Undefined)
+            }
+            Handler::Resume { frame, bind } => {
+                self.resume_script(*frame, bind, fulfilled, argument);
+                Ok(Value::Undefined)
+            }
+            Handler::Block { realm, block, bind } => {
+                self.run_reaction_block(realm, block, bind, argument);
+                Ok(Value::Undefined)
+            }
+            Handler::ExecuteResult { execution } => {
+                self.execute_tool_result(execution, fulfilled, argument);
+                Ok(Value::Undefined)
+            }
+        }
+    }
+
+    pub(crate) fn describe_job(&self, job: &Job) -> String {
+        match job {
+            Job::Reaction { handler, fulfilled, .. } => {
+                let branch = if *fulfilled { "fulfilled" } else { "rejected" };
+                match handler {
+                    Handler::Empty => format!("pass-through reaction ({branch})"),
+                    Handler::WaitForToolsSettle { promise, .. } => format!(
+                        "waitForToolsUntil settle steps for {} ({branch})",
+                        self.promise_label(*promise)
+                    ),
+                    Handler::Resolving { resolver, reject } => format!(
+                        "{} function of {} ({branch})",
+                        if *reject { "reject" } else { "resolve" },
+                        self.promise_label(self.resolvers[*resolver].promise)
+                    ),
+                    Handler::Resume { frame, .. } => {
+                        format!("script resumes after await (line {})", frame.current_line())
+                    }
+                    Handler::Block { block, .. } => format!("reaction script (line {})", block.line),
+                    Handler::ExecuteResult { execution } => format!(
+                        "executeTool() takes the result of {:?} ({branch})",
+                        self.executions[*execution].tool_name
+                    ),
+                }
+            }
+            Job::ResolveThenable { promise, thenable } => format!(
+                "PromiseResolveThenableJob: {} adopts {}",
+                self.promise_label(*promise),
+                self.describe_value(thenable)
+            ),
+        }
+    }
+}

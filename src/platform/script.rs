@@ -1,0 +1,168 @@
+//! The scenario's script, as data: a small, JavaScript-shaped language whose statements run
+//! in a realm, inside tasks, callbacks and promise jobs of the simulation. Scripts are data so
+//! that a world can be cloned and compared, which the explorer needs.
+
+use std::sync::Arc;
+
+use super::keys::DocumentKey;
+use super::value::Value;
+
+/// A block of statements: a task's script, a callback's body.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Block {
+    /// The line of the scenario file where the block starts.
+    pub line: u32,
+    pub stmts: Vec<Stmt>,
+}
+
+/// One statement, with where it stands in the scenario file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Stmt {
+    pub line: u32,
+    pub column: u32,
+    pub kind: StmtKind,
+}
+
+/// Which settlement a reaction block runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Branch {
+    Fulfilled,
+    Rejected,
+    Settled,
+}
+
+/// A statement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StmtKind {
+    /// `[name =] [await] expr`
+    Eval {
+        bind: Option<String>,
+        awaited: bool,
+        expr: Expr,
+    },
+    /// `log "text {name.member}"`
+    Log(Vec<LogPart>),
+    /// `return expr` (in a tool's execute body)
+    Return(Expr),
+    /// `throw expr`
+    Throw(Expr),
+    /// `resolve p [with v]`: calls the resolve function of a promise or a thenable's `then`.
+    Resolve { target: Expr, value: Expr },
+    /// `reject p [with e]`
+    Reject { target: Expr, value: Expr },
+    /// `remove child`: removes the iframe whose document is `child`.
+    Remove(Expr),
+    /// `navigate child to URL as name [bfcache]`: starts a navigation that commits later.
+    Navigate {
+        from: Expr,
+        url: String,
+        label: String,
+        keep_in_bfcache: bool,
+    },
+    /// `after 10ms:` a `setTimeout` whose callback is the block.
+    After { ms: u64, body: Arc<Block> },
+    /// `on target event [once]:` an event listener whose callback is the block.
+    On {
+        target: Expr,
+        event: String,
+        once: bool,
+        body: Arc<Block>,
+    },
+    /// `top.ontoolchange = { ... }` or `= null`.
+    SetHandler {
+        target: Expr,
+        event: String,
+        body: Option<Arc<Block>>,
+    },
+    /// `on p fulfilled [as v]:` a reaction whose handler is the block.
+    Then {
+        promise: Expr,
+        branch: Branch,
+        bind: Option<String>,
+        body: Arc<Block>,
+    },
+}
+
+/// A piece of a `log` template.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LogPart {
+    Text(String),
+    Expr(Expr),
+}
+
+/// An expression.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    /// A literal primitive, array or object without expressions in it.
+    Literal(Value),
+    Name(String),
+    Member(Box<Expr>, String),
+    Index(Box<Expr>, Box<Expr>),
+    /// `target.method(args)`
+    Call {
+        target: Box<Expr>,
+        method: String,
+        args: Vec<Expr>,
+    },
+    /// A global function or constructor: `AbortController()`, `DOMException("AbortError")`,
+    /// `TypeError("x")`, `Promise.resolve(v)`, `Promise.reject(e)`, `AbortSignal.abort(r)`.
+    Global { name: String, args: Vec<Expr> },
+    Object(Vec<(String, Expr)>),
+    Array(Vec<Expr>),
+    /// A callback written in place: `returns(v)`, `throws(e)`, `pending`, or a named script.
+    Callback(CallbackBody),
+}
+
+/// What a callback written by a scenario does.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CallbackBody {
+    /// Returns the value (a promise stays a promise).
+    Returns(Box<Expr>),
+    /// Throws the value.
+    Throws(Box<Expr>),
+    /// Returns a promise that never settles.
+    Pending,
+    /// Runs a block as an async function; `input` and `options` (with `options.signal`, also
+    /// named `signal`) are its parameters.
+    Script(Arc<Block>),
+}
+
+/// A function value: a callback and the realm it was created in.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Function {
+    pub realm: DocumentKey,
+    pub body: CallbackBody,
+}
+
+/// An activation of a block: where it is, its realm, and its parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Frame {
+    pub block: Arc<Block>,
+    /// The next statement to run.
+    pub pc: usize,
+    pub realm: DocumentKey,
+    pub locals: Vec<(String, Value)>,
+    /// The promise of the block seen as an async function.
+    pub completion: Option<super::keys::PromiseKey>,
+}
+
+impl Frame {
+    pub fn new(block: Arc<Block>, realm: DocumentKey) -> Frame {
+        Frame {
+            block,
+            pc: 0,
+            realm,
+            locals: Vec::new(),
+            completion: None,
+        }
+    }
+
+    /// The line of the statement about to run (or of the block's end).
+    pub fn current_line(&self) -> u32 {
+        self.block
+            .stmts
+            .get(self.pc.saturating_sub(1))
+            .map(|s| s.line)
+            .unwrap_or(self.block.line)
+    }
+}

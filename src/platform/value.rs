@@ -1,0 +1,338 @@
+//! The JavaScript values a scenario's script can hold: enough of ECMAScript's value space to
+//! say what the WebMCP methods take and give back.
+
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+
+use serde::Serialize;
+
+use std::sync::Arc;
+
+use super::keys::{DocumentKey, PromiseKey, SignalKey, ThenableKey};
+use super::script::Function;
+
+/// A JavaScript number; compared and hashed by its bits so that world states can be hashed.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Number(pub f64);
+
+impl PartialEq for Number {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits() || self.0 == other.0
+    }
+}
+impl Eq for Number {}
+impl Hash for Number {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // 0 and -0 are equal, so they must hash alike.
+        let v = if self.0 == 0.0 { 0.0 } else { self.0 };
+        v.to_bits().hash(state)
+    }
+}
+
+/// Which constructor an error value came from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ErrorKind {
+    /// A `DOMException`; its name is the interesting part (`"AbortError"`, `"InvalidStateError"`).
+    DomException,
+    /// An ECMAScript error constructor: `TypeError`, `SyntaxError`, `Error`.
+    Ecma,
+}
+
+/// An exception value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct ErrorValue {
+    pub kind: ErrorKind,
+    pub name: String,
+    pub message: String,
+}
+
+impl ErrorValue {
+    pub fn dom(name: &str, message: impl Into<String>) -> ErrorValue {
+        ErrorValue {
+            kind: ErrorKind::DomException,
+            name: name.into(),
+            message: message.into(),
+        }
+    }
+    pub fn type_error(message: impl Into<String>) -> ErrorValue {
+        ErrorValue {
+            kind: ErrorKind::Ecma,
+            name: "TypeError".into(),
+            message: message.into(),
+        }
+    }
+    /// An error named by a scenario: a known ECMAScript constructor, or else a `DOMException`.
+    pub fn named(name: &str, message: impl Into<String>) -> ErrorValue {
+        let kind = if ECMA_ERRORS.contains(&name) {
+            ErrorKind::Ecma
+        } else {
+            ErrorKind::DomException
+        };
+        ErrorValue {
+            kind,
+            name: name.into(),
+            message: message.into(),
+        }
+    }
+}
+
+const ECMA_ERRORS: &[&str] = &[
+    "Error",
+    "TypeError",
+    "RangeError",
+    "SyntaxError",
+    "ReferenceError",
+    "EvalError",
+    "URIError",
+];
+
+/// Objects that `JSON.stringify` cannot turn into a string, which WebMCP's algorithms must
+/// reject: a scenario names them because the engine holds no arbitrary objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Unserializable {
+    /// An object that refers to itself: `JSON.stringify` throws a `TypeError`.
+    Circular,
+    /// An object whose `toJSON()` returns `undefined`: the serialization gives no string.
+    ToJsonUndefined,
+}
+
+/// A JavaScript value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    Undefined,
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(String),
+    Array(Vec<Value>),
+    /// A plain object, its properties in creation order.
+    Object(Vec<(String, Value)>),
+    Promise(PromiseKey),
+    Thenable(ThenableKey),
+    /// A `Window` (or its `Document`: scenarios name both by the document).
+    Window(DocumentKey),
+    /// An `AbortController`, named by its signal.
+    Controller(SignalKey),
+    Signal(SignalKey),
+    Error(Box<ErrorValue>),
+    Unserializable(Unserializable),
+    /// A function a scenario wrote (a tool's `execute` callback).
+    Function(Arc<Function>),
+}
+
+impl Value {
+    pub fn number(n: f64) -> Value {
+        Value::Number(Number(n))
+    }
+
+    pub fn string(s: impl Into<String>) -> Value {
+        Value::String(s.into())
+    }
+
+    pub fn error(e: ErrorValue) -> Value {
+        Value::Error(Box::new(e))
+    }
+
+    /// ECMAScript's Type(x) is Object.
+    pub fn is_object(&self) -> bool {
+        !matches!(
+            self,
+            Value::Undefined | Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_)
+        )
+    }
+
+    /// A property of a plain object.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Object(props) => props.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The error this value holds, if it is one.
+    pub fn as_error(&self) -> Option<&ErrorValue> {
+        match self {
+            Value::Error(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// What `JSON.stringify(value)` gives, or the exception it throws.
+    ///
+    /// <https://infra.spec.whatwg.org/#serialize-a-javascript-value-to-a-json-string>
+    pub fn to_json_string(&self) -> Result<String, ErrorValue> {
+        let mut out = String::new();
+        if !self.write_json(&mut out)? {
+            return Err(ErrorValue::type_error(
+                "JSON.stringify gave undefined: the value has no JSON form",
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Writes the JSON form; returns false where JSON.stringify gives `undefined`.
+    fn write_json(&self, out: &mut String) -> Result<bool, ErrorValue> {
+        match self {
+            Value::Undefined => return Ok(false),
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Number(n) => out.push_str(&number_to_json(n.0)),
+            Value::String(s) => write_json_string(s, out),
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    let mut inner = String::new();
+                    if item.write_json(&mut inner)? {
+                        out.push_str(&inner);
+                    } else {
+                        out.push_str("null");
+                    }
+                }
+                out.push(']');
+            }
+            Value::Object(props) => {
+                out.push('{');
+                let mut first = true;
+                for (k, v) in props {
+                    let mut inner = String::new();
+                    if !v.write_json(&mut inner)? {
+                        continue;
+                    }
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    write_json_string(k, out);
+                    out.push(':');
+                    out.push_str(&inner);
+                }
+                out.push('}');
+            }
+            // Platform objects and promises have no own enumerable properties.
+            Value::Promise(_)
+            | Value::Thenable(_)
+            | Value::Controller(_)
+            | Value::Signal(_)
+            | Value::Error(_) => out.push_str("{}"),
+            // Functions have no JSON form.
+            Value::Function(_) => return Ok(false),
+            // `window.window === window`: a cycle.
+            Value::Window(_) => {
+                return Err(ErrorValue::type_error(
+                    "Converting circular structure to JSON (a Window)",
+                ))
+            }
+            Value::Unserializable(Unserializable::Circular) => {
+                return Err(ErrorValue::type_error(
+                    "Converting circular structure to JSON",
+                ))
+            }
+            Value::Unserializable(Unserializable::ToJsonUndefined) => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `JSON.parse` of a string, as a plain value.
+    pub fn from_json_str(s: &str) -> Result<Value, ErrorValue> {
+        let parsed: serde_json::Value = serde_json::from_str(s)
+            .map_err(|e| ErrorValue::named("SyntaxError", format!("JSON.parse: {e}")))?;
+        Ok(Value::from_json(&parsed))
+    }
+
+    pub fn from_json(v: &serde_json::Value) -> Value {
+        match v {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => Value::number(n.as_f64().unwrap_or(f64::NAN)),
+            serde_json::Value::String(s) => Value::String(s.clone()),
+            serde_json::Value::Array(a) => Value::Array(a.iter().map(Value::from_json).collect()),
+            serde_json::Value::Object(o) => Value::Object(
+                o.iter()
+                    .map(|(k, v)| (k.clone(), Value::from_json(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Number::toString for the values JSON needs; non-finite numbers serialize as `null`.
+pub fn number_to_json(n: f64) -> String {
+    if !n.is_finite() {
+        return "null".into();
+    }
+    number_to_js_string(n)
+}
+
+/// ECMAScript's Number::toString for the common range (integers print without a fraction).
+pub fn number_to_js_string(n: f64) -> String {
+    if n.is_nan() {
+        return "NaN".into();
+    }
+    if n.is_infinite() {
+        return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if n == 0.0 {
+        return "0".into();
+    }
+    if n.fract() == 0.0 && n.abs() < 1e21 {
+        return format!("{}", n as i128);
+    }
+    let s = format!("{n}");
+    if n.abs() >= 1e21 || n.abs() < 1e-6 {
+        let e = format!("{n:e}");
+        // Rust writes `1e21`, JavaScript `1e+21`.
+        return match e.split_once('e') {
+            Some((m, exp)) if !exp.starts_with('-') => format!("{m}e+{exp}"),
+            _ => e,
+        };
+    }
+    s
+}
+
+fn write_json_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_strings_follow_json_stringify() {
+        let v = Value::Object(vec![
+            ("status".into(), Value::string("resolved")),
+            ("n".into(), Value::number(5.0)),
+            ("skip".into(), Value::Undefined),
+            ("a".into(), Value::Array(vec![Value::Undefined, Value::number(0.5)])),
+        ]);
+        assert_eq!(
+            v.to_json_string().unwrap(),
+            r#"{"status":"resolved","n":5,"a":[null,0.5]}"#
+        );
+        assert!(Value::Undefined.to_json_string().is_err());
+        assert!(Value::Unserializable(Unserializable::Circular)
+            .to_json_string()
+            .is_err());
+        assert_eq!(Value::number(f64::NAN).to_json_string().unwrap(), "null");
+        assert_eq!(number_to_js_string(1e21), "1e+21");
+    }
+}

@@ -1,0 +1,175 @@
+//! A parsed scenario file.
+
+use std::sync::Arc;
+
+use crate::platform::script::{Block, Expr};
+use crate::webmcp::readiness::WaitOutcome;
+
+/// A scenario file: metadata and subtests, each with a fresh world.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioFile {
+    /// The path it was read from (as given).
+    pub path: String,
+    pub title: String,
+    /// The upstream WPT files or spec cases it mirrors.
+    pub mirrors: Vec<String>,
+    /// Spec anchors it is about.
+    pub spec: Vec<String>,
+    pub subtests: Vec<Subtest>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Subtest {
+    pub name: String,
+    pub line: u32,
+    pub actions: Vec<Action>,
+}
+
+/// One line of a subtest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Action {
+    pub line: u32,
+    pub column: u32,
+    /// The line as written, for messages.
+    pub text: String,
+    pub kind: ActionKind,
+}
+
+/// What the simulation is driven by until the next line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunKind {
+    /// Until nothing is left, moving the clock as needed.
+    Idle,
+    /// For this many milliseconds of virtual time.
+    For(u64),
+    /// Everything that can run without the clock moving.
+    Flush,
+    /// This many units of work.
+    Steps(u64),
+}
+
+/// How a scenario's thenable answers `then`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ThenableKind {
+    Keep,
+    Resolves(Expr),
+    Rejects(Expr),
+    Throws(Expr),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ActionKind {
+    Page {
+        name: String,
+        url: String,
+        loading: bool,
+        policy: Option<String>,
+        site_keyed: bool,
+    },
+    Frame {
+        name: String,
+        parent: String,
+        url: String,
+        allow: Option<String>,
+        loading: bool,
+        policy: Option<String>,
+    },
+    Promise {
+        name: String,
+        realm: String,
+        /// Created already fulfilled (true) or rejected (false) with a value.
+        settled: Option<(bool, Expr)>,
+    },
+    Thenable {
+        name: String,
+        realm: String,
+        kind: ThenableKind,
+    },
+    Controller {
+        name: String,
+        realm: String,
+    },
+    Task {
+        realm: String,
+        completion: Option<String>,
+        block: Arc<Block>,
+    },
+    Run(RunKind),
+    Remove(String),
+    Navigate {
+        from: String,
+        url: String,
+        label: String,
+        keep_in_bfcache: bool,
+    },
+    Back(String),
+    Close(String),
+    /// `DOMContentLoaded` (false) or `load` (true) of a loading document.
+    Lifecycle {
+        doc: String,
+        load: bool,
+    },
+    Observe {
+        doc: String,
+        name: String,
+        /// `observe top => timed-out`: run, then expect this outcome.
+        expect: Option<(WaitOutcome, Vec<Tag>)>,
+    },
+    Expect(Expectation),
+}
+
+/// An expectation's profile tags: a profile name, or a switch with a value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tag {
+    Profile(String),
+    Switch(String, String),
+}
+
+/// A promise's expected state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PromiseExpect {
+    Pending,
+    Fulfilled(Option<Expr>),
+    Rejected(Option<String>),
+}
+
+/// What the scenario's log should be.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LogExpect {
+    Exactly(Vec<String>),
+    Contains(String),
+    Lacks(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExpectKind {
+    /// `expect X == V` / `expect X != V`
+    Value { actual: Expr, expected: Expr, equal: bool },
+    /// `expect p fulfilled`, `expect p rejected AbortError`, `expect p pending`
+    Promise { promise: Expr, state: PromiseExpect },
+    Log(LogExpect),
+    /// `expect o => timed-out [after 5000ms]`
+    Observation {
+        name: String,
+        outcome: WaitOutcome,
+        after: Option<u64>,
+    },
+    /// `expect o.tools == {top: ["a"], child: []}`
+    ObservationTools {
+        name: String,
+        tools: Vec<(String, Vec<String>)>,
+    },
+    /// `expect finding perform-an-observation 2`
+    Finding { anchor: String, step: String },
+    NoFindings,
+    /// `expect uncaught TypeError`
+    Uncaught(String),
+    /// `expect time == 5000ms`
+    Time(u64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expectation {
+    pub tags: Vec<Tag>,
+    pub kind: ExpectKind,
+}

@@ -1,0 +1,9 @@
+//! The scenario language: WPT-style files of subtests, each building a world, acting on it,
+//! and stating what must hold under which profiles.
+
+pub mod ast;
+pub mod lexer;
+pub mod parser;
+
+pub use ast::ScenarioFile;
+pub use parser::{parse_file, parse_script, ParseError};

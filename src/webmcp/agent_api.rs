@@ -1,0 +1,586 @@
+//! `getTools()`, `executeTool()`, and the `toolactivated` / `toolcancel` events.
+//!
+//! The IDL (reference/webmcp.idl) and WPT's webmcp/ tests define these, but the spec has no
+//! algorithm text for them yet. The steps below are the engine's own; each says what it chose
+//! and, where WPT pins the behaviour down, which test does.
+
+use super::readiness::WaitCaller;
+use super::registry::{convert_signal, dictionary_value, member, required_string, to_idl_string};
+use super::{CANCEL_A_TOOL, CONVERT_DICTIONARY, EXECUTE_TOOL, GET_TOOLS, RUN_A_TOOL};
+use crate::platform::abort::AbortAlgorithm;
+use crate::platform::event_loop::{ParallelStepKind, TaskAction, TaskSource};
+use crate::platform::events::{Event, EventTargetRef};
+use crate::platform::keys::{DocumentKey, ExecutionKey, ParallelQueueKey, PromiseKey, SignalKey};
+use crate::platform::origin::Origin;
+use crate::platform::value::{ErrorValue, Value};
+use crate::profile::GetToolsWaits;
+use crate::step;
+use crate::world::World;
+
+/// One call of `executeTool()`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Execution {
+    pub caller: DocumentKey,
+    pub promise: PromiseKey,
+    pub tool_name: String,
+    /// The tool's document, once found.
+    pub target: Option<DocumentKey>,
+    pub requested_window: Option<DocumentKey>,
+    pub requested_origin: String,
+    /// The input, serialized in the caller's realm.
+    pub input: String,
+    /// The `AbortSignal` the tool's callback was given.
+    pub tool_signal: Option<SignalKey>,
+    pub started: bool,
+    pub finished: bool,
+    pub cancelled: bool,
+}
+
+impl Execution {
+    /// The realm of the tool's document (the caller's while it is not known yet).
+    pub(crate) fn target_realm(&self) -> DocumentKey {
+        self.target.unwrap_or(self.caller)
+    }
+}
+
+impl World {
+    /// `getTools(options)` called on the `ModelContext` of `this_doc`.
+    pub fn get_tools(&mut self, this_doc: DocumentKey, options: Value) -> PromiseKey {
+        // Web IDL: ModelContextGetToolOptions { sequence<USVString> fromOrigins }.
+        let from = match dictionary_value(&options, "ModelContextGetToolOptions") {
+            Err(e) => return self.promise_rejected_with(this_doc, e),
+            Ok(dict) => match dict.and_then(|d| member(d, "fromOrigins")) {
+                None => None,
+                Some(Value::Array(items)) => Some(items.iter().map(to_idl_string).collect::<Vec<_>>()),
+                Some(_) => {
+                    return self.promise_rejected_with(
+                        this_doc,
+                        ErrorValue::type_error(
+                            "Failed to read the 'fromOrigins' property from 'ModelContextGetToolOptions': The provided value cannot be converted to a sequence.",
+                        ),
+                    )
+                }
+            },
+        };
+        step!(self, CONVERT_DICTIONARY, "ModelContextGetToolOptions", Some(this_doc));
+        // 1. Let document be this's relevant global object's associated Document.
+        let document = this_doc;
+        step!(self, GET_TOOLS, "1", Some(document));
+        // 2. Like registerTool(), a document that is not fully active is rejected.
+        if !self.is_fully_active(document) {
+            step!(self, GET_TOOLS, "2", Some(document), "not fully active: InvalidStateError");
+            return self.promise_rejected_with(
+                this_doc,
+                ErrorValue::dom("InvalidStateError", "the document is not fully active"),
+            );
+        }
+        step!(self, GET_TOOLS, "2", Some(document));
+        // 3. So is one not allowed to use "tools".
+        if !self.is_allowed_to_use_tools(document) {
+            step!(self, GET_TOOLS, "3", Some(document), "not allowed to use \"tools\": NotAllowedError");
+            return self.promise_rejected_with(
+                this_doc,
+                ErrorValue::dom("NotAllowedError", "the document is not allowed to use the \"tools\" feature"),
+            );
+        }
+        step!(self, GET_TOOLS, "3", Some(document));
+        // 4. fromOrigins lists the origins whose tools the caller asks for; by default its own
+        //    (WPT: a parent sees a cross-origin child's tool only when it names that origin).
+        //    An entry that does not parse as a URL is a TypeError, as the URL constructor's.
+        let own = self.documents[document].origin.clone();
+        let from_origins = match from {
+            None => vec![own],
+            Some(entries) => {
+                let mut origins = Vec::new();
+                for entry in entries {
+                    match url::Url::parse(&entry) {
+                        Ok(u) => origins.push(Origin::of_url(&u, &mut self.next_opaque)),
+                        Err(_) => {
+                            step!(self, GET_TOOLS, "4", Some(document), "{entry:?} is not a URL: TypeError");
+                            return self.promise_rejected_with(
+                                this_doc,
+                                ErrorValue::type_error(format!("fromOrigins entry {entry:?} is not a URL")),
+                            );
+                        }
+                    }
+                }
+                origins
+            }
+        };
+        step!(self, GET_TOOLS, "4", Some(document), "{} origin(s)", from_origins.len());
+        // 5. Let promise be a new promise.
+        let promise = self.new_promise(this_doc);
+        step!(self, GET_TOOLS, "5", Some(document));
+        // 6. The caller's traversable navigable.
+        step!(self, GET_TOOLS, "6", Some(document));
+        // 7. In parallel: (7.1) wait for tools to be ready if the profile says so, (7.2) collect
+        //    the tools, (7.3) resolve the promise from a webmcp task.
+        step!(self, GET_TOOLS, "7", Some(document));
+        self.in_parallel(
+            format!("getTools() of {}", self.label(document)),
+            vec![ParallelStepKind::GetTools {
+                caller: document,
+                promise,
+                from_origins,
+            }],
+        );
+        // 8. Return promise.
+        step!(self, GET_TOOLS, "8", Some(document));
+        promise
+    }
+
+    /// getTools() step 7, on its parallel queue.
+    pub(crate) fn get_tools_in_parallel(
+        &mut self,
+        queue: ParallelQueueKey,
+        caller: DocumentKey,
+        promise: PromiseKey,
+        from_origins: Vec<Origin>,
+    ) {
+        // 7.1. (gettools-waits=yes, the follow-up PR #373 defers) Wait for tools to be ready.
+        if self.profile.gettools_waits == GetToolsWaits::Yes {
+            let traversable = self.traversable_of(caller);
+            step!(self, GET_TOOLS, "7.1", Some(caller), "wait for tools to be ready (gettools-waits=yes)");
+            let waiter = WaitCaller::GetTools {
+                caller,
+                promise,
+                from_origins: from_origins.clone(),
+            };
+            if self.wait_for_tools_to_be_ready(traversable, queue, waiter).is_none() {
+                return;
+            }
+        }
+        self.get_tools_collect(caller, promise, &from_origins);
+    }
+
+    /// getTools() steps 7.2-7.3.
+    pub(crate) fn get_tools_collect(&mut self, caller: DocumentKey, promise: PromiseKey, from_origins: &[Origin]) {
+        // 7.2. Every tool of the caller's tree whose owner is allowed to use "tools", whose
+        //      owner's origin is one of fromOrigins, and which is visible to the caller's origin.
+        let caller_origin = self.documents[caller].origin.clone();
+        let traversable = self.traversable_of(caller);
+        let top = self.navigables[traversable].active_document;
+        let navigables = top
+            .map(|t| self.inclusive_descendant_navigables(t))
+            .unwrap_or_default();
+        let mut tools = Vec::new();
+        for nav in navigables {
+            let Some(owner) = self.navigables[nav].active_document else {
+                continue;
+            };
+            if !self.is_allowed_to_use_tools(owner) {
+                continue;
+            }
+            let owner_origin = self.documents[owner].origin.clone();
+            if !from_origins.iter().any(|o| o.same_origin(&owner_origin)) {
+                continue;
+            }
+            let definitions: Vec<_> = self.model_context(owner).tool_map.values().cloned().collect();
+            for t in definitions {
+                if self.tool_is_visible_to_an_origin(&owner_origin, &t.exposed_origins, &caller_origin) {
+                    tools.push(registered_tool(&t, owner, &owner_origin));
+                }
+            }
+        }
+        step!(self, GET_TOOLS, "7.2", Some(caller), "{} tool(s)", tools.len());
+        // 7.3. Resolve the promise from a webmcp task.
+        step!(self, GET_TOOLS, "7.3", Some(caller));
+        self.queue_global_task(
+            caller,
+            TaskSource::Webmcp,
+            TaskAction::SettlePromise {
+                promise,
+                outcome: Ok(Value::Array(tools)),
+                why: "getTools() step 7.3",
+            },
+        );
+    }
+
+    /// `executeTool(tool, inputObject, options)` called on the `ModelContext` of `this_doc`.
+    pub fn execute_tool(&mut self, this_doc: DocumentKey, tool: Value, input: Value, options: Value) -> PromiseKey {
+        // Web IDL: RegisteredTool requires name, description, window and origin (WPT
+        // executeTool-invalid-dictionary: a missing origin is a TypeError).
+        const T: &str = "RegisteredTool";
+        let converted = (|| {
+            let dict = dictionary_value(&tool, T)?;
+            let description = required_string(dict, "description", T)?;
+            let name = required_string(dict, "name", T)?;
+            let origin = required_string(dict, "origin", T)?;
+            let window = match dict.and_then(|d| member(d, "window")) {
+                Some(Value::Window(d)) => *d,
+                Some(_) => {
+                    return Err(ErrorValue::type_error(
+                        "Failed to read the 'window' property from 'RegisteredTool': Failed to convert value to 'Window'.",
+                    ))
+                }
+                None => {
+                    return Err(ErrorValue::type_error(
+                        "Failed to read the 'window' property from 'RegisteredTool': Required member is undefined.",
+                    ))
+                }
+            };
+            let _ = description;
+            let options_dict = dictionary_value(&options, "ModelContextExecuteToolOptions")?;
+            let signal = convert_signal(options_dict, "ModelContextExecuteToolOptions")?;
+            Ok((name, origin, window, signal))
+        })();
+        let (name, origin, window, signal) = match converted {
+            Ok(c) => c,
+            Err(e) => {
+                step!(self, CONVERT_DICTIONARY, "RegisteredTool", Some(this_doc), "{}", e.message);
+                return self.promise_rejected_with(this_doc, e);
+            }
+        };
+        step!(self, CONVERT_DICTIONARY, "RegisteredTool", Some(this_doc));
+        step!(self, CONVERT_DICTIONARY, "ModelContextExecuteToolOptions", Some(this_doc));
+        // 1. Let caller be this's relevant global object's associated Document.
+        let caller = this_doc;
+        step!(self, EXECUTE_TOOL, "1", Some(caller), "{name:?}");
+        // 2. A caller that is not fully active is rejected.
+        if !self.is_fully_active(caller) {
+            step!(self, EXECUTE_TOOL, "2", Some(caller), "not fully active: InvalidStateError");
+            return self.promise_rejected_with(
+                this_doc,
+                ErrorValue::dom("InvalidStateError", "the document is not fully active"),
+            );
+        }
+        step!(self, EXECUTE_TOOL, "2", Some(caller));
+        // 3. So is one not allowed to use "tools".
+        if !self.is_allowed_to_use_tools(caller) {
+            step!(self, EXECUTE_TOOL, "3", Some(caller), "not allowed to use \"tools\": NotAllowedError");
+            return self.promise_rejected_with(
+                this_doc,
+                ErrorValue::dom("NotAllowedError", "the document is not allowed to use the \"tools\" feature"),
+            );
+        }
+        step!(self, EXECUTE_TOOL, "3", Some(caller));
+        // 4. An omitted input is an empty object (WPT object-arguments).
+        let input = if input == Value::Undefined {
+            Value::Object(Vec::new())
+        } else {
+            input
+        };
+        step!(self, EXECUTE_TOOL, "4", Some(caller));
+        // 5. The input must be an object; arrays are objects (WPT object-arguments). An older
+        //    WPT file, executeTool-invalid-dictionary, passes JSON strings and expects an
+        //    UnknownError for a malformed one; the newer object-arguments test rejects every
+        //    primitive with a TypeError, which is what the engine does.
+        if !input.is_object() {
+            step!(self, EXECUTE_TOOL, "5", Some(caller), "input is not an object: TypeError");
+            return self.promise_rejected_with(
+                this_doc,
+                ErrorValue::type_error("the tool's input must be an object"),
+            );
+        }
+        step!(self, EXECUTE_TOOL, "5", Some(caller));
+        // 6. Serialize it to JSON in the caller's realm; no JSON form is a TypeError.
+        let input = match input.to_json_string() {
+            Ok(s) => s,
+            Err(e) => {
+                step!(self, EXECUTE_TOOL, "6", Some(caller), "input has no JSON form: TypeError");
+                return self.promise_rejected_with(this_doc, ErrorValue::type_error(e.message));
+            }
+        };
+        step!(self, EXECUTE_TOOL, "6", Some(caller), "{input}");
+        // 7. An aborted signal rejects at once, before anything runs in parallel (WPT
+        //    executeTool-abort: "synchronously rejects").
+        if let Some(s) = signal {
+            if self.signals[s].aborted {
+                let reason = self.signals[s].reason.clone();
+                step!(self, EXECUTE_TOOL, "7", Some(caller), |w| format!(
+                    "signal already aborted: rejected with {}",
+                    w.describe_value(&reason)
+                ));
+                let p = self.new_promise(this_doc);
+                self.reject_promise(p, reason);
+                return p;
+            }
+        }
+        step!(self, EXECUTE_TOOL, "7", Some(caller));
+        // 8. Let promise be a new promise.
+        let promise = self.new_promise(this_doc);
+        step!(self, EXECUTE_TOOL, "8", Some(caller));
+        let execution = self.executions.insert(Execution {
+            caller,
+            promise,
+            tool_name: name.clone(),
+            target: None,
+            requested_window: Some(window),
+            requested_origin: origin,
+            input,
+            tool_signal: None,
+            started: false,
+            finished: false,
+            cancelled: false,
+        });
+        // 9. With a signal, add abort steps (see `execute_tool_abort_steps`).
+        if let Some(s) = signal {
+            self.add_abort_algorithm(s, AbortAlgorithm::CancelExecution { execution });
+            step!(self, EXECUTE_TOOL, "9", Some(caller));
+        }
+        // 10. In parallel, find the tool and queue the task that runs it.
+        step!(self, EXECUTE_TOOL, "10", Some(caller));
+        self.in_parallel(
+            format!("executeTool({name:?}) of {}", self.label(caller)),
+            vec![ParallelStepKind::ExecuteToolDispatch { execution }],
+        );
+        // 11. Return promise.
+        step!(self, EXECUTE_TOOL, "11", Some(caller));
+        promise
+    }
+
+    /// executeTool() step 9's abort steps.
+    pub(crate) fn execute_tool_abort_steps(&mut self, execution: ExecutionKey, signal: SignalKey) {
+        let e = self.executions[execution].clone();
+        // 9.1. A finished execution is not cancelled.
+        if e.finished {
+            step!(self, EXECUTE_TOOL, "9.1", Some(e.caller), "already finished");
+            return;
+        }
+        step!(self, EXECUTE_TOOL, "9.1", Some(e.caller));
+        // 9.2. Reject the promise with the signal's reason (WPT: the caller sees its own
+        //      reason; the tool sees an AbortError).
+        let reason = self.signals[signal].reason.clone();
+        self.executions[execution].cancelled = true;
+        step!(self, EXECUTE_TOOL, "9.2", Some(e.caller));
+        self.reject_promise(e.promise, reason);
+        // 9.3. A tool that is running is told, from a task in its document.
+        if e.started {
+            if let Some(target) = e.target {
+                step!(self, EXECUTE_TOOL, "9.3", Some(e.caller), "the tool is running: cancel it");
+                self.in_parallel(
+                    format!("cancel {:?}", e.tool_name),
+                    vec![ParallelStepKind::QueueGlobalTask {
+                        document: target,
+                        source: TaskSource::Webmcp,
+                        action: TaskAction::CancelTool { execution },
+                    }],
+                );
+            }
+        }
+    }
+
+    /// executeTool() step 10, in parallel.
+    pub(crate) fn execute_tool_dispatch(&mut self, execution: ExecutionKey) {
+        let e = self.executions[execution].clone();
+        // 10.1. The tool's document is the one of the given window.
+        let target = e.requested_window;
+        step!(self, EXECUTE_TOOL, "10.1", Some(e.caller));
+        let caller_tree = self.traversable_of(e.caller);
+        // 10.2. It must be a fully active document of the caller's tree.
+        let Some(target) = target.filter(|t| self.is_fully_active(*t) && self.traversable_of(*t) == caller_tree) else {
+            step!(self, EXECUTE_TOOL, "10.2", Some(e.caller), "the window is not a document of the caller's page: UnknownError");
+            return self.reply(execution, Err(ErrorValue::dom("UnknownError", "the tool's window is not in this page")));
+        };
+        step!(self, EXECUTE_TOOL, "10.2", Some(target));
+        // 10.3. The origin given must be that document's.
+        if self.documents[target].origin.serialize() != e.requested_origin {
+            step!(self, EXECUTE_TOOL, "10.3", Some(target), "origin does not match: UnknownError");
+            return self.reply(execution, Err(ErrorValue::dom("UnknownError", "the tool's origin does not match its window")));
+        }
+        step!(self, EXECUTE_TOOL, "10.3", Some(target));
+        // 10.4. The tool must be registered there (WPT: a made-up tool is an UnknownError).
+        let Some(definition) = self.model_context(target).tool_map.get(&e.tool_name).cloned() else {
+            step!(self, EXECUTE_TOOL, "10.4", Some(target), "no tool {:?}: UnknownError", e.tool_name);
+            return self.reply(execution, Err(ErrorValue::dom("UnknownError", format!("no tool named {:?}", e.tool_name))));
+        };
+        step!(self, EXECUTE_TOOL, "10.4", Some(target));
+        // 10.5. And visible to the caller's origin; otherwise it is as if it did not exist.
+        let owner_origin = self.documents[target].origin.clone();
+        let caller_origin = self.documents[e.caller].origin.clone();
+        if !self.tool_is_visible_to_an_origin(&owner_origin, &definition.exposed_origins, &caller_origin) {
+            step!(self, EXECUTE_TOOL, "10.5", Some(target), "not visible to the caller: UnknownError");
+            return self.reply(execution, Err(ErrorValue::dom("UnknownError", format!("no tool named {:?}", e.tool_name))));
+        }
+        step!(self, EXECUTE_TOOL, "10.5", Some(target));
+        // 10.6. Queue a webmcp task on the tool's document to run it.
+        self.executions[execution].target = Some(target);
+        step!(self, EXECUTE_TOOL, "10.6", Some(target));
+        self.queue_global_task(target, TaskSource::Webmcp, TaskAction::RunTool { execution });
+    }
+
+    /// The task that runs a tool in its document.
+    pub(crate) fn run_tool(&mut self, execution: ExecutionKey) {
+        let e = self.executions[execution].clone();
+        let Some(target) = e.target else {
+            return;
+        };
+        // 1. A cancelled execution does not start.
+        if e.cancelled {
+            step!(self, RUN_A_TOOL, "1", Some(target), "cancelled before it started");
+            return;
+        }
+        step!(self, RUN_A_TOOL, "1", Some(target));
+        // 2. The tool may have been unregistered since: UnknownError.
+        let Some(definition) = self.model_context(target).tool_map.get(&e.tool_name).cloned() else {
+            step!(self, RUN_A_TOOL, "2", Some(target), "{:?} is no longer registered: UnknownError", e.tool_name);
+            return self.reply(execution, Err(ErrorValue::dom("UnknownError", format!("no tool named {:?}", e.tool_name))));
+        };
+        step!(self, RUN_A_TOOL, "2", Some(target));
+        // 3. Parse the input in the tool's realm.
+        let input = Value::from_json_str(&e.input).unwrap_or(Value::Object(Vec::new()));
+        step!(self, RUN_A_TOOL, "3", Some(target));
+        // 4. A new AbortController for this execution (WPT: concurrent executions have
+        //    independent signals).
+        let signal = self.new_abort_controller(target, &format!("execution of {}", e.tool_name));
+        self.executions[execution].tool_signal = Some(signal);
+        self.executions[execution].started = true;
+        step!(self, RUN_A_TOOL, "4", Some(target));
+        // 5. Invoke the execute callback with the input and { signal }; what it throws becomes
+        //    a rejected promise, what it returns is converted to Promise<any>.
+        let options = Value::Object(vec![("signal".into(), Value::Signal(signal))]);
+        let returned = self.invoke_callback(
+            &definition.execute,
+            vec![
+                ("input".into(), input),
+                ("options".into(), options),
+                ("signal".into(), Value::Signal(signal)),
+            ],
+        );
+        let result = match returned {
+            Ok(v) => self.promise_resolve(target, v),
+            Err(thrown) => {
+                let p = self.new_promise(target);
+                self.reject_promise(p, thrown);
+                p
+            }
+        };
+        step!(self, RUN_A_TOOL, "5", Some(target));
+        // 6. Fire toolactivated at the tool's ModelContext, then at its Window, after the
+        //    callback started (WPT executeTool-abort logs "tool started" first).
+        step!(self, RUN_A_TOOL, "6", Some(target));
+        let context = self.documents[target].model_context;
+        let event = Event {
+            event_type: "toolactivated".into(),
+            interface: "ToolActivatedEvent",
+            ready: None,
+            tool_name: Some(e.tool_name.clone()),
+        };
+        self.dispatch_event(EventTargetRef::ModelContext(context), event.clone());
+        self.dispatch_event(EventTargetRef::Window(target), event);
+        // 7. React to the result (see `execute_tool_result`).
+        self.perform_promise_then(
+            result,
+            crate::platform::promise::Handler::ExecuteResult { execution },
+            crate::platform::promise::Handler::ExecuteResult { execution },
+            None,
+        );
+        step!(self, RUN_A_TOOL, "7", Some(target));
+    }
+
+    /// Run a tool step 7.1 / 7.2.
+    pub(crate) fn execute_tool_result(&mut self, execution: ExecutionKey, fulfilled: bool, value: Value) {
+        let target = self.executions[execution].target_realm();
+        if fulfilled {
+            // 7.1. A string result is given as it is; anything else as its JSON (WPT:
+            //      'success' stays 'success', {status} becomes '{"status":...}'). A result
+            //      with no JSON form is an UnknownError.
+            let text = match &value {
+                Value::String(s) => Ok(s.clone()),
+                Value::Undefined => Ok(String::new()),
+                other => other
+                    .to_json_string()
+                    .map_err(|e| ErrorValue::dom("UnknownError", format!("the tool's result has no JSON form: {}", e.message))),
+            };
+            step!(self, RUN_A_TOOL, "7.1", Some(target), "{text:?}");
+            self.reply(execution, text);
+        } else {
+            // 7.2. A rejection is reported as an UnknownError naming what was thrown.
+            let what = self.display_value(&value);
+            step!(self, RUN_A_TOOL, "7.2", Some(target), "rejected with {what}");
+            self.reply(execution, Err(ErrorValue::dom("UnknownError", format!("the tool failed: {what}"))));
+        }
+    }
+
+    /// Settles the caller's promise from a webmcp task in the caller's document.
+    fn reply(&mut self, execution: ExecutionKey, outcome: Result<String, ErrorValue>) {
+        let e = &mut self.executions[execution];
+        e.finished = true;
+        let (caller, promise, name) = (e.caller, e.promise, e.tool_name.clone());
+        let outcome = outcome.map(Value::String).map_err(Value::error);
+        self.in_parallel(
+            format!("executeTool({name:?}) replies"),
+            vec![ParallelStepKind::QueueGlobalTask {
+                document: caller,
+                source: TaskSource::Webmcp,
+                action: TaskAction::SettlePromise {
+                    promise,
+                    outcome,
+                    why: "executeTool() result",
+                },
+            }],
+        );
+    }
+
+    /// The task that cancels a running tool.
+    pub(crate) fn cancel_tool(&mut self, execution: ExecutionKey) {
+        let e = self.executions[execution].clone();
+        let (Some(target), Some(signal)) = (e.target, e.tool_signal) else {
+            return;
+        };
+        // 1. Only a tool that started and has not finished is cancelled.
+        if !e.started || (e.finished && !e.cancelled) {
+            step!(self, CANCEL_A_TOOL, "1", Some(target), "not running");
+            return;
+        }
+        step!(self, CANCEL_A_TOOL, "1", Some(target));
+        // 2. Abort the tool's signal with an AbortError.
+        step!(self, CANCEL_A_TOOL, "2", Some(target));
+        self.signal_abort(signal, None);
+        // 3. Fire toolcancel at the ModelContext, then at the Window.
+        step!(self, CANCEL_A_TOOL, "3", Some(target));
+        let context = self.documents[target].model_context;
+        let event = Event {
+            event_type: "toolcancel".into(),
+            interface: "ToolCancelEvent",
+            ready: None,
+            tool_name: Some(e.tool_name.clone()),
+        };
+        self.dispatch_event(EventTargetRef::ModelContext(context), event.clone());
+        self.dispatch_event(EventTargetRef::Window(target), event);
+    }
+
+    /// A document went away: executions of its tools that were still running are rejected
+    /// (the engine's choice: the caller should not wait forever on a tool that can never
+    /// answer).
+    pub(crate) fn executions_lose_document(&mut self, doc: DocumentKey) {
+        let running: Vec<ExecutionKey> = self
+            .executions
+            .iter()
+            .filter(|(_, e)| e.target == Some(doc) && !e.finished && !e.cancelled)
+            .map(|(k, _)| k)
+            .collect();
+        for execution in running {
+            self.reply(
+                execution,
+                Err(ErrorValue::dom("UnknownError", "the tool's document was destroyed")),
+            );
+        }
+    }
+}
+
+/// A `RegisteredTool` dictionary for a tool definition.
+fn registered_tool(t: &super::ToolDefinition, owner: DocumentKey, owner_origin: &Origin) -> Value {
+    let mut props = vec![("name".to_string(), Value::string(&t.name))];
+    if let Some(title) = &t.title {
+        props.push(("title".into(), Value::string(title)));
+    }
+    props.push(("description".into(), Value::string(&t.description)));
+    if !t.input_schema.is_empty() {
+        props.push(("inputSchema".into(), Value::string(&t.input_schema)));
+    }
+    props.push(("window".into(), Value::Window(owner)));
+    props.push(("origin".into(), Value::string(owner_origin.serialize())));
+    if let Some(a) = t.annotations {
+        props.push((
+            "annotations".into(),
+            Value::Object(vec![
+                ("readOnlyHint".into(), Value::Bool(a.read_only_hint)),
+                ("untrustedContentHint".into(), Value::Bool(a.untrusted_content_hint)),
+                ("consequentialHint".into(), Value::Bool(a.consequential_hint)),
+                ("debugging".into(), Value::Bool(a.debugging)),
+            ]),
+        ));
+    }
+    Value::Object(props)
+}

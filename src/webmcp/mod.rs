@@ -1,0 +1,247 @@
+//! The WebMCP algorithms, one file per section of the spec, over the simulated platform.
+//!
+//! - [`registry`]: `registerTool()`, unregister a tool, notify documents of a tool change, tool
+//!   is visible to an origin, the `toolchange` event.
+//! - [`readiness`]: PR #373's `waitForToolsUntil()`, `toolsReady`, update the tools-ready
+//!   state, wait for tools to be ready.
+//! - [`observation`]: perform an observation.
+//! - [`agent_api`]: `getTools()`, `executeTool()`, `toolactivated`, `toolcancel`: in the IDL
+//!   and WPT but without algorithm text; each step says what the engine chose.
+
+pub mod agent_api;
+pub mod observation;
+pub mod readiness;
+pub mod registry;
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::platform::keys::{DocumentKey, ListenerKey, ModelContextKey, PromiseKey};
+use crate::platform::origin::Origin;
+use crate::platform::script::Function;
+use crate::trace::{Algorithm, Spec};
+use crate::world::World;
+
+/// `ToolAnnotations`, with the members of the current IDL.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    pub read_only_hint: bool,
+    pub untrusted_content_hint: bool,
+    pub consequential_hint: bool,
+    pub debugging: bool,
+}
+
+/// <https://webmachinelearning.github.io/webmcp/#tool-definition>
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ToolDefinition {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: String,
+    /// The stringified input schema; empty when none was given.
+    pub input_schema: String,
+    /// The execute steps: invoke the tool's `execute` callback.
+    pub execute: Arc<Function>,
+    pub read_only_hint: bool,
+    pub untrusted_content_hint: bool,
+    /// The annotations as given, for `getTools()` to hand back (the IDL has more members than
+    /// the tool definition keeps).
+    pub annotations: Option<ToolAnnotations>,
+    pub exposed_origins: Vec<Origin>,
+}
+
+/// The exposed origins a notification is for: a list, or "*" (readiness changes in PR #373's
+/// first revision are notified as if exposed to every origin).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Exposure {
+    Origins(Vec<Origin>),
+    All,
+}
+
+impl Exposure {
+    /// Both exposures at once: what a coalesced notification covers.
+    pub fn union(self, other: Exposure) -> Exposure {
+        match (self, other) {
+            (Exposure::All, _) | (_, Exposure::All) => Exposure::All,
+            (Exposure::Origins(mut a), Exposure::Origins(b)) => {
+                for o in b {
+                    if !a.contains(&o) {
+                        a.push(o);
+                    }
+                }
+                Exposure::Origins(a)
+            }
+        }
+    }
+}
+
+/// An entry of a model context's pending tool readiness promises.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PendingPromise {
+    pub promise: PromiseKey,
+    /// The realm the value given to `waitForToolsUntil()` came from (for a thenable, the realm
+    /// of its `then`), which Chromium watches for destruction.
+    pub from_realm: Option<DocumentKey>,
+}
+
+/// A `ModelContext` object and its internal context.
+///
+/// <https://webmachinelearning.github.io/webmcp/#modelcontext>
+#[derive(Clone, Debug)]
+pub struct ModelContext {
+    pub document: DocumentKey,
+    /// <https://webmachinelearning.github.io/webmcp/#model-context-tool-map>
+    pub tool_map: IndexMap<String, ToolDefinition>,
+    /// PR #373's pending tool readiness promises: an ordered set.
+    pub pending_tool_readiness_promises: Vec<PendingPromise>,
+    pub listeners: Vec<ListenerKey>,
+    /// The coalesced-readiness proposal's last notified readiness (initially true).
+    pub last_notified_ready: bool,
+    pub readiness_check_queued: bool,
+    /// webmcp#374: the exposure of the changes this task made, not yet notified.
+    pub registry_change: Option<Exposure>,
+}
+
+impl World {
+    pub(crate) fn create_model_context(&mut self, document: DocumentKey) -> ModelContextKey {
+        self.model_contexts.insert(ModelContext {
+            document,
+            tool_map: IndexMap::new(),
+            pending_tool_readiness_promises: Vec::new(),
+            listeners: Vec::new(),
+            last_notified_ready: true,
+            readiness_check_queued: false,
+            registry_change: None,
+        })
+    }
+
+    pub fn model_context(&self, doc: DocumentKey) -> &ModelContext {
+        &self.model_contexts[self.documents[doc].model_context]
+    }
+
+    /// The names of the tools in a document's tool map, in registration order.
+    pub fn tool_names(&self, doc: DocumentKey) -> Vec<String> {
+        self.model_context(doc).tool_map.keys().cloned().collect()
+    }
+}
+
+macro_rules! algorithm {
+    ($name:ident, $id:expr, $spec:ident, $anchor:literal, $title:literal, [$($step:literal),+ $(,)?]) => {
+        pub const $name: Algorithm = Algorithm {
+            id: $id,
+            spec: Spec::$spec,
+            anchor: $anchor,
+            name: $title,
+            steps: &[$($step),+],
+        };
+    };
+}
+
+algorithm!(REGISTER_TOOL, 0, WebMcp, "dom-modelcontext-registertool", "registerTool()", [
+    "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17",
+    "18", "18.1", "18.2", "18.2.1", "18.2.2", "19", "20", "20.1", "20.1.1", "20.1.2", "20.1.3",
+    "21", "22", "23", "23.1", "23.2", "24"
+]);
+algorithm!(UNREGISTER_A_TOOL, 1, WebMcp, "model-context-unregister-a-tool", "unregister a tool", [
+    "1", "2", "3", "4", "5", "6", "6.1"
+]);
+algorithm!(NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, 2, WebMcp, "notify-documents-of-a-tool-change",
+    "notify documents of a tool change", ["1", "2", "3", "3.1", "3.2", "3.3"]);
+algorithm!(TOOL_IS_VISIBLE_TO_AN_ORIGIN, 3, WebMcp, "tool-is-visible-to-an-origin",
+    "tool is visible to an origin", ["1", "2", "2.1", "3"]);
+algorithm!(WAIT_FOR_TOOLS_UNTIL, 4, WebMcp, "dom-modelcontext-waitfortoolsuntil", "waitForToolsUntil()", [
+    "1", "2", "3", "4", "5", "5.1", "5.2", "6", "6.1", "6.2"
+]);
+algorithm!(UPDATE_THE_TOOLS_READY_STATE, 5, WebMcp, "update-the-tools-ready-state",
+    "update the tools-ready state", ["1", "2", "3", "4", "4.1", "4.2", "4.3"]);
+algorithm!(WAIT_FOR_TOOLS_TO_BE_READY, 6, WebMcp, "wait-for-tools-to-be-ready",
+    "wait for tools to be ready", ["1", "2", "2.1", "2.2", "3", "4", "5", "6"]);
+algorithm!(PERFORM_AN_OBSERVATION, 7, WebMcp, "perform-an-observation", "perform an observation", [
+    "1", "2", "3", "4", "5", "6", "7", "7.1", "7.2", "7.3", "8", "9"
+]);
+algorithm!(TOOLS_READY_GETTER, 8, WebMcp, "dom-modelcontext-toolsready", "toolsReady getter", ["1"]);
+algorithm!(TOOLCHANGE_EVENT, 9, WebMcp, "dom-modelcontext-ontoolchange",
+    "fire toolchange (the task notify queues)", ["1"]);
+algorithm!(GET_TOOLS, 10, WebMcpEngineDefined, "dom-modelcontext-gettools", "getTools()", [
+    "1", "2", "3", "4", "5", "6", "7", "7.1", "7.2", "7.3", "8"
+]);
+algorithm!(EXECUTE_TOOL, 11, WebMcpEngineDefined, "dom-modelcontext-executetool", "executeTool()", [
+    "1", "2", "3", "4", "5", "6", "7", "8", "9", "9.1", "9.2", "9.3", "10", "10.1", "10.2",
+    "10.3", "10.4", "10.5", "10.6", "11"
+]);
+algorithm!(RUN_A_TOOL, 12, WebMcpEngineDefined, "run-a-tool", "run a tool (executeTool's task)", [
+    "1", "2", "3", "4", "5", "6", "7", "7.1", "7.2"
+]);
+algorithm!(CANCEL_A_TOOL, 13, WebMcpEngineDefined, "cancel-a-tool", "cancel a tool (executeTool's abort)", [
+    "1", "2", "3"
+]);
+algorithm!(SETTLE_ON_REALM_DESTRUCTION, 14, WebMcpEngineDefined, "settle-on-realm-destruction",
+    "count a destroyed realm's promise as settled (destroyed-realm-promise=settled-on-destroy)", ["1", "2"]);
+algorithm!(REGISTRY_NOTIFICATION, 15, WebMcpEngineDefined, "coalesced-registry-notification",
+    "notify a task's registry changes (registry-toolchange=per-task)", ["1", "2", "3"]);
+algorithm!(HOST_ENQUEUE_PROMISE_JOB, 16, Html, "hostenqueuepromisejob", "HostEnqueuePromiseJob", ["2.1"]);
+algorithm!(PROMISE_RESOLVE_THENABLE_JOB, 17, Ecma262, "sec-newpromiseresolvethenablejob",
+    "PromiseResolveThenableJob", ["1"]);
+algorithm!(SIGNAL_ABORT, 18, Dom, "abortsignal-signal-abort", "signal abort", ["1", "2", "5", "6"]);
+algorithm!(CALL_A_USER_OBJECTS_OPERATION, 19, WebIdl, "call-a-user-objects-operation",
+    "call a user object's operation", ["1"]);
+algorithm!(CLEAN_UP_AFTER_RUNNING_SCRIPT, 20, Html, "clean-up-after-running-script",
+    "clean up after running script", ["3"]);
+algorithm!(CONVERT_DICTIONARY, 21, WebIdl, "es-dictionary", "convert to an IDL dictionary", [
+    "ModelContextTool", "ModelContextRegisterToolOptions", "ModelContextGetToolOptions",
+    "RegisteredTool", "ModelContextExecuteToolOptions"
+]);
+algorithm!(DOCUMENT_LIFECYCLE, 22, WebMcpEngineDefined, "tools-ready-lifecycle",
+    "a document reaches DOMContentLoaded or load (tools-ready-lifecycle)", ["1"]);
+
+/// Every algorithm, indexed by id.
+pub const ALGORITHMS: &[&Algorithm] = &[
+    &REGISTER_TOOL,
+    &UNREGISTER_A_TOOL,
+    &NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
+    &TOOL_IS_VISIBLE_TO_AN_ORIGIN,
+    &WAIT_FOR_TOOLS_UNTIL,
+    &UPDATE_THE_TOOLS_READY_STATE,
+    &WAIT_FOR_TOOLS_TO_BE_READY,
+    &PERFORM_AN_OBSERVATION,
+    &TOOLS_READY_GETTER,
+    &TOOLCHANGE_EVENT,
+    &GET_TOOLS,
+    &EXECUTE_TOOL,
+    &RUN_A_TOOL,
+    &CANCEL_A_TOOL,
+    &SETTLE_ON_REALM_DESTRUCTION,
+    &REGISTRY_NOTIFICATION,
+    &HOST_ENQUEUE_PROMISE_JOB,
+    &PROMISE_RESOLVE_THENABLE_JOB,
+    &SIGNAL_ABORT,
+    &CALL_A_USER_OBJECTS_OPERATION,
+    &CLEAN_UP_AFTER_RUNNING_SCRIPT,
+    &CONVERT_DICTIONARY,
+    &DOCUMENT_LIFECYCLE,
+];
+
+/// The algorithms whose every step the bundled scenarios must reach.
+pub const FULLY_COVERED: &[&Algorithm] = &[
+    &REGISTER_TOOL,
+    &UNREGISTER_A_TOOL,
+    &WAIT_FOR_TOOLS_UNTIL,
+    &UPDATE_THE_TOOLS_READY_STATE,
+    &WAIT_FOR_TOOLS_TO_BE_READY,
+    &PERFORM_AN_OBSERVATION,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn algorithm_ids_are_their_positions_and_fit_the_coverage_bits() {
+        for (i, a) in ALGORITHMS.iter().enumerate() {
+            assert_eq!(a.id, i, "{}", a.name);
+            assert!(a.steps.len() <= 64, "{}", a.name);
+        }
+    }
+}

@@ -1,0 +1,647 @@
+//! The tool registry: `registerTool()`, unregistering, and the `toolchange` notification.
+
+use std::sync::Arc;
+
+use url::Url;
+
+use super::{
+    Exposure, ToolAnnotations, ToolDefinition, CONVERT_DICTIONARY, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
+    REGISTER_TOOL, REGISTRY_NOTIFICATION, TOOLCHANGE_EVENT, TOOL_IS_VISIBLE_TO_AN_ORIGIN,
+    UNREGISTER_A_TOOL,
+};
+use crate::platform::abort::AbortAlgorithm;
+use crate::platform::event_loop::{ParallelStepKind, TaskAction, TaskSource};
+use crate::platform::events::{Event, EventTargetRef};
+use crate::platform::keys::{DocumentKey, ModelContextKey, PromiseKey, SignalKey};
+use crate::platform::origin::Origin;
+use crate::platform::script::Function;
+use crate::platform::value::{number_to_js_string, ErrorValue, Value};
+use crate::profile::{NotifyTargets, ReadinessToolchange, RegistryToolchange};
+use crate::step;
+use crate::world::{Running, World};
+
+/// A `ModelContextTool` dictionary after Web IDL conversion.
+pub(crate) struct ModelContextTool {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: String,
+    pub input_schema: Option<Value>,
+    pub execute: Arc<Function>,
+    pub annotations: Option<ToolAnnotations>,
+}
+
+/// A `ModelContextRegisterToolOptions` dictionary after Web IDL conversion.
+pub(crate) struct RegisterToolOptions {
+    pub exposed_to: Option<Vec<String>>,
+    pub signal: Option<SignalKey>,
+}
+
+impl World {
+    /// <https://webmachinelearning.github.io/webmcp/#dom-modelcontext-registertool>, called on
+    /// the `ModelContext` of `this_doc`.
+    pub fn register_tool(&mut self, this_doc: DocumentKey, tool: Value, options: Value) -> PromiseKey {
+        // Web IDL converts the arguments before the method steps; for an operation returning a
+        // promise, a conversion exception becomes a rejected promise.
+        let converted = convert_model_context_tool(&tool).and_then(|tool| {
+            step!(self, CONVERT_DICTIONARY, "ModelContextTool", Some(this_doc));
+            let options = convert_register_tool_options(&options)?;
+            step!(self, CONVERT_DICTIONARY, "ModelContextRegisterToolOptions", Some(this_doc));
+            Ok((tool, options))
+        });
+        let (tool, options) = match converted {
+            Ok(c) => c,
+            Err(e) => {
+                step!(self, CONVERT_DICTIONARY, "ModelContextTool", Some(this_doc), "{}", e.message);
+                return self.promise_rejected_with(this_doc, e);
+            }
+        };
+        let this = self.documents[this_doc].model_context;
+
+        // 1. Let global be this's relevant global object.
+        step!(self, REGISTER_TOOL, "1", Some(this_doc));
+        // 2. Let tool owner be global's associated Document.
+        let tool_owner = this_doc;
+        step!(self, REGISTER_TOOL, "2", Some(tool_owner));
+        // 3. A tool owner that is not fully active cannot register.
+        if !self.is_fully_active(tool_owner) {
+            step!(self, REGISTER_TOOL, "3", Some(tool_owner), "not fully active: InvalidStateError");
+            return self.promise_rejected_with(
+                this_doc,
+                ErrorValue::dom("InvalidStateError", "the document is not fully active"),
+            );
+        }
+        step!(self, REGISTER_TOOL, "3", Some(tool_owner));
+        // 4. The surrounding agent's agent cluster must be origin-keyed, unless the origin's
+        //    scheme is "file".
+        let origin_keyed = self.navigables[self.traversable_of(tool_owner)].origin_keyed;
+        let scheme_is_file = self.documents[tool_owner].origin.scheme() == Some("file");
+        if !origin_keyed && !scheme_is_file {
+            step!(self, REGISTER_TOOL, "4", Some(tool_owner), "agent cluster is not origin-keyed: SecurityError");
+            return self.promise_rejected_with(
+                this_doc,
+                ErrorValue::dom("SecurityError", "the agent cluster is not origin-keyed"),
+            );
+        }
+        step!(self, REGISTER_TOOL, "4", Some(tool_owner));
+        // 5. The tool owner must be allowed to use "tools".
+        if !self.is_allowed_to_use_tools(tool_owner) {
+            step!(self, REGISTER_TOOL, "5", Some(tool_owner), "not allowed to use \"tools\": NotAllowedError");
+            return self.promise_rejected_with(
+                this_doc,
+                ErrorValue::dom("NotAllowedError", "the document is not allowed to use the \"tools\" feature"),
+            );
+        }
+        step!(self, REGISTER_TOOL, "5", Some(tool_owner));
+        // 6-8. The tool map, the tool's name and title.
+        step!(self, REGISTER_TOOL, "6", Some(tool_owner));
+        let tool_name = tool.name.clone();
+        step!(self, REGISTER_TOOL, "7", Some(tool_owner), "{tool_name:?}");
+        let tool_title = tool.title.clone();
+        step!(self, REGISTER_TOOL, "8", Some(tool_owner));
+        // 9. A name already in the tool map is rejected.
+        if self.model_contexts[this].tool_map.contains_key(&tool_name) {
+            step!(self, REGISTER_TOOL, "9", Some(tool_owner), "{tool_name:?} is already registered: InvalidStateError");
+            return self.promise_rejected_with(
+                this_doc,
+                ErrorValue::dom("InvalidStateError", format!("a tool named {tool_name:?} is already registered")),
+            );
+        }
+        step!(self, REGISTER_TOOL, "9", Some(tool_owner));
+        // 10. So is an empty name or description.
+        if tool_name.is_empty() || tool.description.is_empty() {
+            step!(self, REGISTER_TOOL, "10", Some(tool_owner), "empty name or description: InvalidStateError");
+            return self.promise_rejected_with(
+                this_doc,
+                ErrorValue::dom("InvalidStateError", "the tool's name and description must not be empty"),
+            );
+        }
+        step!(self, REGISTER_TOOL, "10", Some(tool_owner));
+        // 11. The name is 1 to 128 code units of ASCII alphanumerics, "_", "-" and ".".
+        let length = tool_name.encode_utf16().count();
+        let bad_code_point = tool_name
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')));
+        if length == 0 || length > 128 || bad_code_point.is_some() {
+            let why = match bad_code_point {
+                Some(c) => format!("contains {c:?}"),
+                None => format!("is {length} long"),
+            };
+            step!(self, REGISTER_TOOL, "11", Some(tool_owner), "name {why}: InvalidStateError");
+            return self.promise_rejected_with(
+                this_doc,
+                ErrorValue::dom("InvalidStateError", format!("the tool's name {why}")),
+            );
+        }
+        step!(self, REGISTER_TOOL, "11", Some(tool_owner));
+        // 12. Let stringified input schema be the empty string.
+        let mut stringified_input_schema = String::new();
+        step!(self, REGISTER_TOOL, "12", Some(tool_owner));
+        // 13. Serialize the input schema to JSON; an exception rejects the promise.
+        if let Some(schema) = &tool.input_schema {
+            match schema.to_json_string() {
+                Ok(s) => stringified_input_schema = s,
+                Err(e) => {
+                    step!(self, REGISTER_TOOL, "13", Some(tool_owner), "serialization threw {}", e.name);
+                    return self.promise_rejected_with(this_doc, e);
+                }
+            }
+        }
+        step!(self, REGISTER_TOOL, "13", Some(tool_owner), "{stringified_input_schema:?}");
+        // 14-15. The hints.
+        let read_only_hint = tool.annotations.is_some_and(|a| a.read_only_hint);
+        step!(self, REGISTER_TOOL, "14", Some(tool_owner), "{read_only_hint}");
+        let untrusted_content_hint = tool.annotations.is_some_and(|a| a.untrusted_content_hint);
+        step!(self, REGISTER_TOOL, "15", Some(tool_owner), "{untrusted_content_hint}");
+        // 16. Let promise be a new promise in this's relevant realm.
+        let promise = self.new_promise(this_doc);
+        step!(self, REGISTER_TOOL, "16", Some(tool_owner), |w| w.promise_label(promise));
+        // 17. Let signal be options's signal.
+        let signal = options.signal;
+        step!(self, REGISTER_TOOL, "17", Some(tool_owner));
+        // 18. If signal exists:
+        if let Some(signal) = signal {
+            step!(self, REGISTER_TOOL, "18", Some(tool_owner));
+            // 18.1. An aborted signal rejects with its abort reason.
+            if self.signals[signal].aborted {
+                let reason = self.signals[signal].reason.clone();
+                step!(self, REGISTER_TOOL, "18.1", Some(tool_owner), |w| format!(
+                    "signal already aborted: rejected with {}",
+                    w.describe_value(&reason)
+                ));
+                let p = self.new_promise(this_doc);
+                self.reject_promise(p, reason);
+                return p;
+            }
+            step!(self, REGISTER_TOOL, "18.1", Some(tool_owner));
+            // 18.2. Add abort steps that unregister the tool and reject the promise. They are
+            //       added before the exposedTo checks of step 20, which can still reject: the
+            //       abort steps then stay on the signal (see `register_tool_abort_steps`).
+            self.add_abort_algorithm(
+                signal,
+                AbortAlgorithm::UnregisterTool {
+                    context: this,
+                    tool_name: tool_name.clone(),
+                    promise,
+                },
+            );
+            step!(self, REGISTER_TOOL, "18.2", Some(tool_owner));
+        }
+        // 19. Let exposed origins be an empty list.
+        let mut exposed_origins: Vec<Origin> = Vec::new();
+        step!(self, REGISTER_TOOL, "19", Some(tool_owner));
+        // 20. If options's exposedTo exists:
+        if let Some(exposed_to) = &options.exposed_to {
+            step!(self, REGISTER_TOOL, "20", Some(tool_owner));
+            // 20.1. For each origin of exposedTo:
+            for entry in exposed_to {
+                step!(self, REGISTER_TOOL, "20.1", Some(tool_owner), "{entry:?}");
+                // 20.1.1. Run the URL parser on it.
+                let parsed = Url::parse(entry);
+                step!(self, REGISTER_TOOL, "20.1.1", Some(tool_owner));
+                // 20.1.2. Failure, or an origin that is not potentially trustworthy, rejects.
+                let origin = parsed
+                    .ok()
+                    .map(|u| Origin::of_url(&u, &mut self.next_opaque));
+                let Some(origin) = origin.filter(Origin::is_potentially_trustworthy) else {
+                    step!(self, REGISTER_TOOL, "20.1.2", Some(tool_owner),
+                        "{entry:?} is not a URL with a potentially trustworthy origin: SecurityError");
+                    return self.promise_rejected_with(
+                        this_doc,
+                        ErrorValue::dom(
+                            "SecurityError",
+                            format!("exposedTo entry {entry:?} is not a potentially trustworthy origin"),
+                        ),
+                    );
+                };
+                step!(self, REGISTER_TOOL, "20.1.2", Some(tool_owner));
+                // 20.1.3. Append its origin.
+                step!(self, REGISTER_TOOL, "20.1.3", Some(tool_owner), "{origin}");
+                exposed_origins.push(origin);
+            }
+        }
+        // 21. The tool definition.
+        let definition = ToolDefinition {
+            name: tool_name.clone(),
+            title: tool_title,
+            description: tool.description,
+            input_schema: stringified_input_schema,
+            execute: tool.execute,
+            read_only_hint,
+            untrusted_content_hint,
+            annotations: tool.annotations,
+            exposed_origins: exposed_origins.clone(),
+        };
+        step!(self, REGISTER_TOOL, "21", Some(tool_owner));
+        // 22. Set this's internal context's tool map[tool name] to it.
+        self.model_contexts[this]
+            .tool_map
+            .insert(tool_name.clone(), definition);
+        step!(self, REGISTER_TOOL, "22", Some(tool_owner), "{tool_name:?} registered");
+        // 23. In parallel: notify documents of the change, then queue a task that resolves
+        //     the promise.
+        step!(self, REGISTER_TOOL, "23", Some(tool_owner));
+        let mut steps = Vec::new();
+        let exposure = Exposure::Origins(exposed_origins);
+        if let Some(notify) = self.registry_change_notification(tool_owner, exposure, &REGISTER_TOOL) {
+            steps.push(notify);
+        }
+        steps.push(ParallelStepKind::QueueGlobalTask {
+            document: tool_owner,
+            source: TaskSource::Webmcp,
+            action: TaskAction::SettlePromise {
+                promise,
+                outcome: Ok(Value::Undefined),
+                why: "registerTool() step 23.2",
+            },
+        });
+        self.in_parallel(format!("registerTool({tool_name:?}) of {}", self.label(tool_owner)), steps);
+        // 24. Return promise.
+        step!(self, REGISTER_TOOL, "24", Some(tool_owner));
+        promise
+    }
+
+    /// The notification a registry change makes, as the switches shape it: step 23.1 of
+    /// registerTool() and step 6.1 of unregister a tool. Returns the in-parallel step to run, if
+    /// the change is notified now.
+    fn registry_change_notification(
+        &mut self,
+        tool_owner: DocumentKey,
+        exposure: Exposure,
+        alg: &'static crate::trace::Algorithm,
+    ) -> Option<ParallelStepKind> {
+        let registering = std::ptr::eq(alg, &REGISTER_TOOL);
+        let record = |w: &mut World, detail: &str| {
+            if registering {
+                step!(w, REGISTER_TOOL, "23.1", Some(tool_owner), "{detail}");
+            } else {
+                step!(w, UNREGISTER_A_TOOL, "6.1", Some(tool_owner), "{detail}");
+            }
+        };
+        // readiness-toolchange=ready-events (PR #373's first revision): while the owner's
+        // tools are not ready, registry changes are not notified at all.
+        let ready = self.documents[tool_owner].tools_ready;
+        if self.profile.readiness_toolchange == ReadinessToolchange::ReadyEvents && !ready {
+            record(self, "tools are not ready: notification suppressed (readiness-toolchange=ready-events)");
+            return None;
+        }
+        let ready_attr = (self.profile.readiness_toolchange == ReadinessToolchange::ReadyEvents).then_some(true);
+        match self.profile.registry_toolchange {
+            RegistryToolchange::PerCall => {
+                record(self, "notify documents of a tool change");
+                Some(ParallelStepKind::NotifyDocumentsOfAToolChange {
+                    tool_owner,
+                    exposed: exposure,
+                    ready: ready_attr,
+                })
+            }
+            // webmcp#374: the task's changes are gathered and notified once, from a task.
+            RegistryToolchange::PerTask => {
+                let context = self.documents[tool_owner].model_context;
+                let pending = self.model_contexts[context].registry_change.take();
+                let first = pending.is_none();
+                self.model_contexts[context].registry_change = Some(match pending {
+                    Some(p) => p.union(exposure),
+                    None => exposure,
+                });
+                if first {
+                    self.queue_global_task(tool_owner, TaskSource::Webmcp, TaskAction::RegistryNotification);
+                    record(self, "change recorded; a task will notify it (registry-toolchange=per-task)");
+                } else {
+                    record(self, "change joins the one already queued (registry-toolchange=per-task)");
+                }
+                None
+            }
+        }
+    }
+
+    /// webmcp#374's coalesced notification: the task the first change of a task queued.
+    pub(crate) fn registry_notification(&mut self, doc: DocumentKey) {
+        let context = self.documents[doc].model_context;
+        // 1-2. Take the gathered exposure.
+        let Some(exposure) = self.model_contexts[context].registry_change.take() else {
+            return;
+        };
+        step!(self, REGISTRY_NOTIFICATION, "1", Some(doc));
+        step!(self, REGISTRY_NOTIFICATION, "2", Some(doc));
+        // 3. Notify once, in parallel.
+        step!(self, REGISTRY_NOTIFICATION, "3", Some(doc));
+        let ready = (self.profile.readiness_toolchange == ReadinessToolchange::ReadyEvents).then_some(true);
+        self.in_parallel(
+            format!("coalesced notification of {}", self.label(doc)),
+            vec![ParallelStepKind::NotifyDocumentsOfAToolChange {
+                tool_owner: doc,
+                exposed: exposure,
+                ready,
+            }],
+        );
+    }
+
+    /// registerTool() step 18.2's abort steps.
+    pub(crate) fn register_tool_abort_steps(
+        &mut self,
+        this: ModelContextKey,
+        tool_name: &str,
+        promise: PromiseKey,
+        signal: SignalKey,
+    ) {
+        let doc = self.model_contexts[this].document;
+        // 18.2.1. Unregister a tool given this and tool name. Should step 20 have rejected the
+        //         registration, these steps still run and unregister whatever tool has that
+        //         name by now: the text adds them before it knows the registration succeeds.
+        step!(self, REGISTER_TOOL, "18.2.1", Some(doc), "{tool_name:?}");
+        self.unregister_a_tool(this, tool_name);
+        // 18.2.2. Reject promise with the signal's abort reason.
+        let reason = self.signals[signal].reason.clone();
+        step!(self, REGISTER_TOOL, "18.2.2", Some(doc), |w| format!(
+            "{} rejected with {}",
+            w.promise_label(promise),
+            w.describe_value(&reason)
+        ));
+        self.reject_promise(promise, reason);
+    }
+
+    /// <https://webmachinelearning.github.io/webmcp/#model-context-unregister-a-tool>
+    pub fn unregister_a_tool(&mut self, model_context: ModelContextKey, tool_name: &str) {
+        let doc = self.model_contexts[model_context].document;
+        // 1. Assert: running on modelContext's relevant agent's event loop.
+        let on_its_loop = self.running == Running::EventLoop(self.documents[doc].event_loop);
+        self.assert_step(&UNREGISTER_A_TOOL, "1", Some(doc), on_its_loop, on_its_loop,
+            "running on the model context's relevant agent's event loop");
+        step!(self, UNREGISTER_A_TOOL, "1", Some(doc));
+        // 2. Let tool map be modelContext's tool map.
+        step!(self, UNREGISTER_A_TOOL, "2", Some(doc));
+        // 3. A name not in the map: nothing to do.
+        let Some(exposed) = self.model_contexts[model_context]
+            .tool_map
+            .get(tool_name)
+            .map(|definition| definition.exposed_origins.clone())
+        else {
+            step!(self, UNREGISTER_A_TOOL, "3", Some(doc), "{tool_name:?} is not registered");
+            return;
+        };
+        step!(self, UNREGISTER_A_TOOL, "3", Some(doc));
+        // 4. Let exposed origins be the tool's exposed origins.
+        step!(self, UNREGISTER_A_TOOL, "4", Some(doc));
+        // 5. Remove it.
+        self.model_contexts[model_context].tool_map.shift_remove(tool_name);
+        step!(self, UNREGISTER_A_TOOL, "5", Some(doc), "{tool_name:?} removed");
+        // 6. In parallel, notify documents of a tool change.
+        step!(self, UNREGISTER_A_TOOL, "6", Some(doc));
+        if let Some(notify) = self.registry_change_notification(doc, Exposure::Origins(exposed), &UNREGISTER_A_TOOL) {
+            self.in_parallel(format!("unregister {tool_name:?} of {}", self.label(doc)), vec![notify]);
+        }
+    }
+
+    /// <https://webmachinelearning.github.io/webmcp/#notify-documents-of-a-tool-change>.
+    /// `ready` is the readiness a `ToolChangeEvent` carries, where a profile dispatches one.
+    pub(crate) fn notify_documents_of_a_tool_change(
+        &mut self,
+        tool_owner: DocumentKey,
+        exposed: &Exposure,
+        ready: Option<bool>,
+    ) {
+        // 1. Assert: running in parallel.
+        let in_parallel = matches!(self.running, Running::Parallel(_));
+        self.assert_step(&NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "1", Some(tool_owner), in_parallel, in_parallel,
+            "these steps are running in parallel");
+        step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "1", Some(tool_owner));
+        // 2. The navigables to notify: those of the tool owner's traversable navigable. The
+        //    text names "descendant navigables", which leaves the top-level document out; WPT
+        //    expects it notified (switch notify-targets).
+        let Some(node_navigable) = self.node_navigable(tool_owner) else {
+            self.finding(&NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "2", Some(tool_owner),
+                "the tool owner has no node navigable (it is no longer its navigable's active document), so \"its node navigable's traversable navigable\" does not exist".into());
+            return;
+        };
+        let traversable = self.navigables[node_navigable].traversable;
+        let Some(top) = self.navigables[traversable].active_document else {
+            self.finding(&NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "2", Some(tool_owner),
+                "the traversable navigable has no active document".into());
+            return;
+        };
+        let navigables_to_notify = match self.profile.notify_targets {
+            NotifyTargets::Inclusive => self.inclusive_descendant_navigables(top),
+            NotifyTargets::Descendants => self.descendant_navigables(top),
+        };
+        step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "2", Some(tool_owner), "{} navigable(s)", navigables_to_notify.len());
+        // 3. For each navigable:
+        let owner_origin = self.documents[tool_owner].origin.clone();
+        for navigable in navigables_to_notify {
+            step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3", Some(tool_owner));
+            // 3.1. Its active document.
+            let Some(target) = self.navigables[navigable].active_document else {
+                continue;
+            };
+            step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3.1", Some(target));
+            // 3.2. Skip a document not allowed to use "tools".
+            if !self.is_allowed_to_use_tools(target) {
+                step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3.2", Some(target), "not allowed to use \"tools\": skipped");
+                continue;
+            }
+            step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3.2", Some(target));
+            // 3.3. If the tool is visible to its origin ("*" in PR #373's first revision),
+            //      queue a task to fire toolchange at its ModelContext.
+            let target_origin = self.documents[target].origin.clone();
+            let visible = match exposed {
+                Exposure::All => true,
+                Exposure::Origins(list) => self.tool_is_visible_to_an_origin(&owner_origin, list, &target_origin),
+            };
+            if visible {
+                step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3.3", Some(target), "queue a task to fire toolchange");
+                let context = self.documents[target].model_context;
+                self.queue_global_task(target, TaskSource::Webmcp, TaskAction::FireToolchange { context, ready });
+            } else {
+                step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3.3", Some(target), "not visible to {target_origin}");
+            }
+        }
+    }
+
+    /// <https://webmachinelearning.github.io/webmcp/#tool-is-visible-to-an-origin>
+    pub fn tool_is_visible_to_an_origin(
+        &mut self,
+        tool_owner_origin: &Origin,
+        exposed_origins: &[Origin],
+        target_origin: &Origin,
+    ) -> bool {
+        // 1. Same origin: visible.
+        if tool_owner_origin.same_origin(target_origin) {
+            step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "1", None, "{target_origin} is the owner's origin");
+            return true;
+        }
+        step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "1", None);
+        // 2. Exposed to it: visible.
+        for origin in exposed_origins {
+            step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "2", None);
+            if target_origin.same_origin(origin) {
+                step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "2.1", None, "exposed to {target_origin}");
+                return true;
+            }
+        }
+        // 3. Otherwise not.
+        step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "3", None, "not visible to {target_origin}");
+        false
+    }
+
+    /// The task "notify documents of a tool change" queues: fire an event named `toolchange`
+    /// at the ModelContext (a `ToolChangeEvent` carrying `ready` where a profile sends one).
+    pub(crate) fn fire_toolchange(&mut self, context: ModelContextKey, ready: Option<bool>) {
+        let doc = self.model_contexts[context].document;
+        step!(self, TOOLCHANGE_EVENT, "1", Some(doc), "{}", match ready {
+            Some(r) => format!("ToolChangeEvent ready={r}"),
+            None => "Event".into(),
+        });
+        let event = Event {
+            event_type: "toolchange".into(),
+            interface: if ready.is_some() { "ToolChangeEvent" } else { "Event" },
+            ready,
+            tool_name: None,
+        };
+        self.dispatch_event(EventTargetRef::ModelContext(context), event);
+    }
+}
+
+/// Web IDL's conversion of a value to `DOMString` (ToString).
+pub(crate) fn to_idl_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => number_to_js_string(n.0),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "null".into(),
+        Value::Undefined => "undefined".into(),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| match i {
+                Value::Undefined | Value::Null => String::new(),
+                other => to_idl_string(other),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Error(e) if e.message.is_empty() => e.name.clone(),
+        Value::Error(e) => format!("{}: {}", e.name, e.message),
+        Value::Promise(_) => "[object Promise]".into(),
+        Value::Window(_) => "[object Window]".into(),
+        _ => "[object Object]".into(),
+    }
+}
+
+/// A dictionary member: absent and `undefined` are the same.
+pub(crate) fn member<'a>(dict: &'a Value, key: &str) -> Option<&'a Value> {
+    dict.get(key).filter(|v| **v != Value::Undefined)
+}
+
+/// Checks that a value can be converted to a dictionary at all.
+pub(crate) fn dictionary_value<'a>(v: &'a Value, type_name: &str) -> Result<Option<&'a Value>, ErrorValue> {
+    match v {
+        Value::Undefined | Value::Null => Ok(None),
+        Value::Object(_) => Ok(Some(v)),
+        other if other.is_object() => Ok(Some(v)),
+        _ => Err(ErrorValue::type_error(format!(
+            "the value given for {type_name} is not an object"
+        ))),
+    }
+}
+
+pub(crate) fn required_string(dict: Option<&Value>, key: &str, type_name: &str) -> Result<String, ErrorValue> {
+    dict.and_then(|d| member(d, key))
+        .map(to_idl_string)
+        .ok_or_else(|| {
+            ErrorValue::type_error(format!(
+                "Failed to read the '{key}' property from '{type_name}': Required member is undefined."
+            ))
+        })
+}
+
+/// Converts `tool` to a `ModelContextTool`, reading members in the lexicographic order Web IDL
+/// uses (so the first missing required member in that order is the one reported).
+///
+/// <https://webidl.spec.whatwg.org/#es-dictionary>
+pub(crate) fn convert_model_context_tool(tool: &Value) -> Result<ModelContextTool, ErrorValue> {
+    const T: &str = "ModelContextTool";
+    let dict = dictionary_value(tool, T)?;
+    let annotations = match dict.and_then(|d| member(d, "annotations")) {
+        None => None,
+        Some(a) => Some(convert_annotations(a)?),
+    };
+    let description = required_string(dict, "description", T)?;
+    let execute = match dict.and_then(|d| member(d, "execute")) {
+        Some(Value::Function(f)) => f.clone(),
+        Some(_) => {
+            return Err(ErrorValue::type_error(
+                "Failed to read the 'execute' property from 'ModelContextTool': The provided value is not a function.",
+            ))
+        }
+        None => {
+            return Err(ErrorValue::type_error(
+                "Failed to read the 'execute' property from 'ModelContextTool': Required member is undefined.",
+            ))
+        }
+    };
+    let input_schema = match dict.and_then(|d| member(d, "inputSchema")) {
+        None => None,
+        Some(v) if v.is_object() => Some(v.clone()),
+        Some(_) => {
+            return Err(ErrorValue::type_error(
+                "Failed to read the 'inputSchema' property from 'ModelContextTool': The provided value is not of type 'object'.",
+            ))
+        }
+    };
+    let name = required_string(dict, "name", T)?;
+    let title = dict.and_then(|d| member(d, "title")).map(to_idl_string);
+    Ok(ModelContextTool {
+        name,
+        title,
+        description,
+        input_schema,
+        execute,
+        annotations,
+    })
+}
+
+fn convert_annotations(v: &Value) -> Result<ToolAnnotations, ErrorValue> {
+    let dict = dictionary_value(v, "ToolAnnotations")?;
+    let flag = |key: &str| dict.and_then(|d| member(d, key)).is_some_and(to_boolean);
+    Ok(ToolAnnotations {
+        consequential_hint: flag("consequentialHint"),
+        debugging: flag("debugging"),
+        read_only_hint: flag("readOnlyHint"),
+        untrusted_content_hint: flag("untrustedContentHint"),
+    })
+}
+
+/// ECMAScript's ToBoolean.
+pub(crate) fn to_boolean(v: &Value) -> bool {
+    match v {
+        Value::Undefined | Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => !(n.0 == 0.0 || n.0.is_nan()),
+        Value::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
+/// Converts `options` to a `ModelContextRegisterToolOptions`.
+pub(crate) fn convert_register_tool_options(options: &Value) -> Result<RegisterToolOptions, ErrorValue> {
+    const T: &str = "ModelContextRegisterToolOptions";
+    let dict = dictionary_value(options, T)?;
+    let exposed_to = match dict.and_then(|d| member(d, "exposedTo")) {
+        None => None,
+        Some(Value::Array(items)) => Some(items.iter().map(to_idl_string).collect()),
+        Some(_) => {
+            return Err(ErrorValue::type_error(format!(
+                "Failed to read the 'exposedTo' property from '{T}': The provided value cannot be converted to a sequence."
+            )))
+        }
+    };
+    let signal = convert_signal(dict, T)?;
+    Ok(RegisterToolOptions { exposed_to, signal })
+}
+
+pub(crate) fn convert_signal(dict: Option<&Value>, type_name: &str) -> Result<Option<SignalKey>, ErrorValue> {
+    match dict.and_then(|d| member(d, "signal")) {
+        None => Ok(None),
+        Some(Value::Signal(s)) => Ok(Some(*s)),
+        Some(_) => Err(ErrorValue::type_error(format!(
+            "Failed to read the 'signal' property from '{type_name}': Failed to convert value to 'AbortSignal'."
+        ))),
+    }
+}
