@@ -1,1 +1,331 @@
-fn main() {}
+//! `webmcp-ref`: run WPT-style scenarios against the WebMCP reference engine.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use webmcp_ref::profile::{Profile, NAMED_PROFILES, SWITCHES};
+use webmcp_ref::report;
+use webmcp_ref::scenario::suite::{bundled_mirror, discover, load};
+use webmcp_ref::scenario::{run_file, FileResult, RunOptions, ScenarioFile};
+use webmcp_ref::trace::Coverage;
+use webmcp_ref::Schedule;
+
+#[derive(Parser)]
+#[command(name = "webmcp-ref", version, about = "An executable reference engine for the W3C WebMCP specification: runs WPT-style scenarios and says what happened and why.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Human,
+    Json,
+    Wptreport,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum TraceFormat {
+    Human,
+    Jsonl,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum SimpleFormat {
+    Human,
+    Json,
+}
+
+#[derive(clap::Args)]
+struct ProfileArgs {
+    /// Profile(s) to run under, comma-separated (see `webmcp-ref profiles`).
+    #[arg(long, default_value = "spec", value_delimiter = ',')]
+    profile: Vec<String>,
+    /// Override one switch: `--set settle-updates-tools-ready=if-fully-active`. Repeatable.
+    #[arg(long = "set", value_name = "SWITCH=VALUE")]
+    sets: Vec<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run scenario files or folders (default: the bundled wpt-mirror/).
+    Run {
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        profiles: ProfileArgs,
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// Only subtests whose name contains this.
+        #[arg(long)]
+        subtest: Option<String>,
+        /// Replay a recorded schedule.
+        #[arg(long)]
+        schedule: Option<String>,
+        /// List passing subtests too.
+        #[arg(long, short)]
+        verbose: bool,
+    },
+    /// Print the step trace of a scenario's subtests, with the schedule that produced it.
+    Trace {
+        file: PathBuf,
+        #[arg(long)]
+        subtest: Option<String>,
+        /// The profile to trace under (one).
+        #[arg(long, default_value = "spec")]
+        profile: String,
+        #[arg(long = "set", value_name = "SWITCH=VALUE")]
+        sets: Vec<String>,
+        #[arg(long)]
+        schedule: Option<String>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: TraceFormat,
+    },
+    /// Which (algorithm, step) pairs the scenarios reach, and which they never do.
+    Coverage {
+        paths: Vec<PathBuf>,
+        /// Profiles to run (default: every named profile).
+        #[arg(long, value_delimiter = ',')]
+        profile: Vec<String>,
+        #[arg(long = "set", value_name = "SWITCH=VALUE")]
+        sets: Vec<String>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: SimpleFormat,
+        /// Exit 1 unless every step of the readiness algorithms, registerTool and unregister
+        /// is reached.
+        #[arg(long)]
+        require_full: bool,
+    },
+    /// The named profiles and every switch, with its values and where it comes from.
+    Profiles {
+        #[arg(long, value_enum, default_value = "human")]
+        format: SimpleFormat,
+    },
+}
+
+/// Bad input: exit status 2.
+struct BadInput(String);
+
+impl<E: std::fmt::Display> From<E> for BadInput {
+    fn from(e: E) -> Self {
+        BadInput(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match execute(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(BadInput(message)) => {
+            eprintln!("webmcp-ref: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn build_profile(name: &str, sets: &[String]) -> Result<Profile, BadInput> {
+    let mut p = Profile::named(name)?;
+    for s in sets {
+        p.apply_assignment(s).map_err(|e| BadInput(format!("--set {s}: {e}")))?;
+    }
+    Ok(p)
+}
+
+fn load_all(paths: Vec<PathBuf>) -> Result<Vec<ScenarioFile>, BadInput> {
+    let paths = if paths.is_empty() { vec![bundled_mirror()] } else { paths };
+    let files = discover(&paths)?;
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for f in files {
+        match load(&f) {
+            Ok(s) => out.push(s),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(BadInput(errors.join("\n")));
+    }
+    Ok(out)
+}
+
+fn execute(cli: Cli) -> Result<u8, BadInput> {
+    let mut stdout = std::io::stdout().lock();
+    match cli.command {
+        Command::Run { paths, profiles, format, subtest, schedule, verbose } => {
+            let schedule = schedule.map(|s| s.parse::<Schedule>()).transpose()?;
+            let built: Vec<Profile> = profiles
+                .profile
+                .iter()
+                .map(|p| build_profile(p, &profiles.sets))
+                .collect::<Result<_, _>>()?;
+            let files = load_all(paths)?;
+            let started = std::time::Instant::now();
+            let runs: Vec<(String, Vec<FileResult>)> = built
+                .iter()
+                .map(|p| {
+                    let options = RunOptions {
+                        profile: p.clone(),
+                        schedule: schedule.clone(),
+                        trace: false,
+                        subtest: subtest.clone(),
+                    };
+                    (p.name.clone(), files.iter().map(|f| run_file(f, &options)).collect())
+                })
+                .collect();
+            let elapsed = started.elapsed();
+            let all_pass = runs.iter().all(|(_, r)| r.iter().all(FileResult::passed));
+            match format {
+                Format::Human => {
+                    for (_, results) in &runs {
+                        write!(stdout, "{}", report::human(results, &profiles.sets, verbose))?;
+                    }
+                    for (name, results) in &runs {
+                        let (files, subtests, pass, fail, error) = report::summary(results);
+                        let switches = built.iter().find(|p| &p.name == name).map(|p| p.differences_from_spec()).unwrap_or_default();
+                        writeln!(
+                            stdout,
+                            "\nprofile {name}{}: {files} files, {subtests} subtests: {pass} passed, {fail} failed, {error} errors",
+                            if switches.is_empty() { String::new() } else { format!(" ({})", switches.join(", ")) }
+                        )?;
+                    }
+                    if runs.len() > 1 {
+                        writeln!(stdout, "\nWhere the outcomes differ ({}):", runs.iter().map(|r| r.0.as_str()).collect::<Vec<_>>().join(" | "))?;
+                        write!(stdout, "{}", report::differences(&runs))?;
+                    }
+                    writeln!(stdout, "({:.0} ms)", elapsed.as_secs_f64() * 1000.0)?;
+                }
+                Format::Json => {
+                    let v: Vec<serde_json::Value> = runs
+                        .iter()
+                        .map(|(name, results)| serde_json::json!({"profile": name, "files": results}))
+                        .collect();
+                    writeln!(stdout, "{}", serde_json::to_string_pretty(&v)?)?;
+                }
+                Format::Wptreport => {
+                    if runs.len() != 1 {
+                        return Err(BadInput("--format wptreport takes one profile: a wptreport file describes one run".into()));
+                    }
+                    let (name, results) = &runs[0];
+                    let diffs = built[0].differences_from_spec();
+                    writeln!(stdout, "{}", serde_json::to_string_pretty(&report::wptreport(results, name, &diffs))?)?;
+                }
+            }
+            Ok(if all_pass { 0 } else { 1 })
+        }
+        Command::Trace { file, subtest, profile, sets, schedule, format } => {
+            let profile = build_profile(&profile, &sets)?;
+            let schedule = schedule.map(|s| s.parse::<Schedule>()).transpose()?;
+            let scenario = load(&file)?;
+            if let Some(name) = &subtest {
+                if !scenario.subtests.iter().any(|s| s.name.contains(name.as_str())) {
+                    let names: Vec<String> = scenario.subtests.iter().map(|s| format!("{:?}", s.name)).collect();
+                    return Err(BadInput(format!("no subtest of {} matches {name:?}; its subtests are: {}", file.display(), names.join(", "))));
+                }
+            }
+            let options = RunOptions { profile: profile.clone(), schedule, trace: true, subtest };
+            let result = run_file(&scenario, &options);
+            for sub in &result.subtests {
+                match format {
+                    TraceFormat::Human => {
+                        writeln!(stdout, "== {} :: {:?} [{}] ==", scenario.path, sub.name, profile.name)?;
+                        writeln!(stdout, "schedule: {}  ({} choice points, {} units, {} ms virtual)", sub.schedule, sub.choice_points, sub.units, sub.time)?;
+                        for e in &sub.trace {
+                            writeln!(stdout, "{e}")?;
+                        }
+                        writeln!(stdout, "result: {:?}", sub.status)?;
+                        for e in sub.expectations.iter().filter(|e| !e.passed) {
+                            writeln!(stdout, "  {}:{}: {}\n    expected: {}\n    actual:   {}", scenario.path, e.line, e.text, e.expected, e.actual)?;
+                        }
+                        for m in &sub.messages {
+                            writeln!(stdout, "  {m}")?;
+                        }
+                        writeln!(stdout)?;
+                    }
+                    TraceFormat::Jsonl => {
+                        let header = serde_json::json!({"kind": "subtest", "file": scenario.path, "subtest": sub.name, "profile": profile.name, "schedule": sub.schedule});
+                        writeln!(stdout, "{header}")?;
+                        for e in &sub.trace {
+                            writeln!(stdout, "{}", serde_json::to_string(e)?)?;
+                        }
+                        let footer = serde_json::json!({"kind": "result", "status": sub.status, "messages": sub.messages, "expectations": sub.expectations});
+                        writeln!(stdout, "{footer}")?;
+                    }
+                }
+            }
+            Ok(if result.passed() { 0 } else { 1 })
+        }
+        Command::Coverage { paths, profile, sets, format, require_full } => {
+            let names: Vec<String> = if profile.is_empty() {
+                NAMED_PROFILES.iter().map(|p| p.name.to_string()).collect()
+            } else {
+                profile
+            };
+            let built: Vec<Profile> = names.iter().map(|p| build_profile(p, &sets)).collect::<Result<_, _>>()?;
+            let files = load_all(paths)?;
+            let mut coverage = Coverage::default();
+            for p in &built {
+                let options = RunOptions { profile: p.clone(), ..RunOptions::default() };
+                for f in &files {
+                    for s in run_file(f, &options).subtests {
+                        coverage.merge(&s.coverage);
+                    }
+                }
+            }
+            match format {
+                SimpleFormat::Human => {
+                    writeln!(stdout, "coverage of {} scenario files under {}:\n", files.len(), names.join(", "))?;
+                    write!(stdout, "{}", report::coverage_human(&coverage))?;
+                }
+                SimpleFormat::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&report::coverage_json(&coverage))?)?,
+            }
+            let missing = report::missing_required(&coverage);
+            if require_full && !missing.is_empty() {
+                eprintln!("required steps never reached: {}", missing.join(", "));
+                return Ok(1);
+            }
+            Ok(0)
+        }
+        Command::Profiles { format } => {
+            match format {
+                SimpleFormat::Human => {
+                    writeln!(stdout, "Named profiles (each is `spec` with the switches shown):\n")?;
+                    for p in NAMED_PROFILES {
+                        let sw: Vec<String> = p.switches.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        writeln!(stdout, "  {:<27} {}", p.name, p.about)?;
+                        if !sw.is_empty() {
+                            writeln!(stdout, "  {:<27}   {}", "", sw.join(", "))?;
+                        }
+                    }
+                    writeln!(stdout, "\nSwitches (set any with --set name=value; the first value is spec's):\n")?;
+                    for s in SWITCHES {
+                        writeln!(stdout, "  {}\n      from: {}", s.name, s.source)?;
+                        for (v, what) in s.values {
+                            writeln!(stdout, "      {v:<22} {what}")?;
+                        }
+                    }
+                }
+                SimpleFormat::Json => {
+                    let profiles: Vec<serde_json::Value> = NAMED_PROFILES
+                        .iter()
+                        .map(|p| serde_json::json!({"name": p.name, "about": p.about, "switches": p.switches.iter().map(|(k, v)| serde_json::json!({k.to_string(): v})).collect::<Vec<_>>()}))
+                        .collect();
+                    let switches: Vec<serde_json::Value> = SWITCHES
+                        .iter()
+                        .map(|s| serde_json::json!({"name": s.name, "source": s.source, "values": s.values.iter().map(|(v, w)| serde_json::json!({"value": v, "means": w})).collect::<Vec<_>>()}))
+                        .collect();
+                    writeln!(stdout, "{}", serde_json::to_string_pretty(&serde_json::json!({"profiles": profiles, "switches": switches}))?)?;
+                }
+            }
+            Ok(0)
+        }
+    }
+}

@@ -174,6 +174,10 @@ impl World {
         &self.promises[promise]
     }
 
+    pub fn thenable_realm(&self, thenable: ThenableKey) -> DocumentKey {
+        self.thenables[thenable].realm
+    }
+
     /// A new thenable in `realm`.
     pub fn new_thenable(&mut self, realm: DocumentKey, label: &str, behaviour: ThenBehaviour) -> ThenableKey {
         self.thenables.insert(Thenable {

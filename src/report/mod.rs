@@ -1,1 +1,268 @@
-//! Reports.
+//! Output: human text, JSON, and wptreport JSON (what wptrunner writes and wpt.fyi reads).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::json;
+
+use crate::scenario::{FileResult, Status};
+use crate::trace::Coverage;
+use crate::webmcp::{ALGORITHMS, FULLY_COVERED};
+
+/// The test ID wptreport uses for a scenario file: its path below the mirror root, as WPT
+/// names the upstream test (`/webmcp/imperative/x.https.html`).
+pub fn test_id(path: &str) -> String {
+    let normalized = path.replace('\\', "/");
+    let below = match normalized.find("wpt-mirror/") {
+        Some(i) => &normalized[i + "wpt-mirror".len()..],
+        None => normalized.as_str(),
+    };
+    let below = below.strip_suffix(".scn").unwrap_or(below);
+    if below.starts_with('/') {
+        below.to_string()
+    } else {
+        format!("/{below}")
+    }
+}
+
+/// The command that replays a subtest with its trace.
+pub fn replay_command(path: &str, subtest: &str, profile: &str, sets: &[String], schedule: &str) -> String {
+    let mut cmd = format!("webmcp-ref trace {path} --subtest {subtest:?} --profile {profile}");
+    for s in sets {
+        let _ = write!(cmd, " --set {s}");
+    }
+    if schedule != "default" {
+        let _ = write!(cmd, " --schedule {schedule}");
+    }
+    cmd
+}
+
+/// Human-readable results of one profile's run: a line per file, details for every failure.
+pub fn human(results: &[FileResult], sets: &[String], verbose: bool) -> String {
+    let mut out = String::new();
+    for file in results {
+        let passed = file.subtests.iter().filter(|s| s.status == Status::Pass).count();
+        let mark = if file.passed() { "PASS " } else { "FAIL " };
+        let _ = writeln!(
+            out,
+            "{mark} {}  ({passed}/{} subtests) [{}]",
+            file.path,
+            file.subtests.len(),
+            file.profile
+        );
+        for sub in &file.subtests {
+            if sub.status == Status::Pass && !verbose {
+                continue;
+            }
+            let status = match sub.status {
+                Status::Pass => "PASS",
+                Status::Fail => "FAIL",
+                Status::Error => "ERROR",
+            };
+            let _ = writeln!(out, "    {status}  {:?} (line {})", sub.name, sub.line);
+            for e in sub.expectations.iter().filter(|e| !e.passed) {
+                let _ = writeln!(out, "        {}:{}:{}: {}", file.path, e.line, e.column, e.text);
+                let _ = writeln!(out, "            expected: {}", e.expected);
+                let _ = writeln!(out, "            actual:   {}", e.actual);
+            }
+            for m in &sub.messages {
+                let _ = writeln!(out, "        {m}");
+            }
+            if sub.status != Status::Pass {
+                let _ = writeln!(
+                    out,
+                    "        replay with its trace: {}",
+                    replay_command(&file.path, &sub.name, &file.profile, sets, &sub.schedule)
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Totals: files, subtests, and how many passed.
+pub fn summary(results: &[FileResult]) -> (usize, usize, usize, usize, usize) {
+    let subtests: Vec<_> = results.iter().flat_map(|f| &f.subtests).collect();
+    let pass = subtests.iter().filter(|s| s.status == Status::Pass).count();
+    let fail = subtests.iter().filter(|s| s.status == Status::Fail).count();
+    let error = subtests.iter().filter(|s| s.status == Status::Error).count();
+    (results.len(), subtests.len(), pass, fail, error)
+}
+
+/// The wptreport JSON of one profile's run.
+pub fn wptreport(results: &[FileResult], profile: &str, differences: &[String]) -> serde_json::Value {
+    let tests: Vec<serde_json::Value> = results
+        .iter()
+        .map(|f| {
+            let subtests: Vec<serde_json::Value> = f
+                .subtests
+                .iter()
+                .map(|s| {
+                    let message = failure_message(f, s);
+                    json!({
+                        "name": s.name,
+                        "status": match s.status { Status::Pass => "PASS", _ => "FAIL" },
+                        "message": message,
+                        "expected": "PASS",
+                    })
+                })
+                .collect();
+            let errored = f.subtests.iter().any(|s| s.status == Status::Error);
+            json!({
+                "test": test_id(&f.path),
+                "subsuite": "",
+                "status": if errored { "ERROR" } else { "OK" },
+                "message": serde_json::Value::Null,
+                "duration": 0,
+                "subtests": subtests,
+            })
+        })
+        .collect();
+    json!({
+        "run_info": {
+            "product": "webmcp-ref",
+            "browser_version": env!("CARGO_PKG_VERSION"),
+            "profile": profile,
+            "switches": differences,
+            "os": std::env::consts::OS,
+        },
+        "results": tests,
+    })
+}
+
+fn failure_message(f: &FileResult, s: &crate::scenario::SubtestResult) -> serde_json::Value {
+    if s.status == Status::Pass {
+        return serde_json::Value::Null;
+    }
+    let mut parts: Vec<String> = s
+        .expectations
+        .iter()
+        .filter(|e| !e.passed)
+        .map(|e| format!("{}:{}: {} (expected {}, got {})", f.path, e.line, e.text, e.expected, e.actual))
+        .collect();
+    parts.extend(s.messages.iter().cloned());
+    json!(parts.join("\n"))
+}
+
+/// Where the outcomes of several profiles' runs of the same files differ: for each subtest, the
+/// values that are not the same under every profile.
+pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
+    let mut out = String::new();
+    let Some((_, first)) = runs.first() else {
+        return out;
+    };
+    let names: Vec<&str> = runs.iter().map(|(p, _)| p.as_str()).collect();
+    let mut any = false;
+    for (fi, file) in first.iter().enumerate() {
+        for (si, sub) in file.subtests.iter().enumerate() {
+            let per_profile: Vec<BTreeMap<&str, &str>> = runs
+                .iter()
+                .map(|(_, files)| {
+                    files[fi].subtests[si]
+                        .outcome
+                        .iter()
+                        .map(|(k, v)| (k.as_str(), v.as_str()))
+                        .collect()
+                })
+                .collect();
+            let mut keys: Vec<&str> = per_profile.iter().flat_map(|m| m.keys().copied()).collect();
+            keys.sort();
+            keys.dedup();
+            let rows: Vec<(&str, Vec<&str>)> = keys
+                .into_iter()
+                .map(|k| (k, per_profile.iter().map(|m| m.get(k).copied().unwrap_or("-")).collect::<Vec<_>>()))
+                .filter(|(_, vals)| vals.windows(2).any(|w| w[0] != w[1]))
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            any = true;
+            let _ = writeln!(out, "{} :: {:?}", file.path, sub.name);
+            let key_width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0).max(5);
+            let col_width = rows
+                .iter()
+                .flat_map(|(_, v)| v.iter().map(|s| s.len()))
+                .chain(names.iter().map(|n| n.len()))
+                .max()
+                .unwrap_or(8)
+                .min(48);
+            let _ = write!(out, "    {:key_width$}", "");
+            for n in &names {
+                let _ = write!(out, " | {n:col_width$}");
+            }
+            out.push('\n');
+            for (k, vals) in rows {
+                let _ = write!(out, "    {k:key_width$}");
+                for v in vals {
+                    let v = if v.len() > col_width { format!("{}…", &v[..v.floor_char_boundary(col_width - 1)]) } else { v.to_string() };
+                    let _ = write!(out, " | {v:col_width$}");
+                }
+                out.push('\n');
+            }
+        }
+    }
+    if !any {
+        out.push_str("The profiles' outcomes do not differ on these scenarios.\n");
+    }
+    out
+}
+
+/// Coverage report: per algorithm, the steps reached and those never reached.
+pub fn coverage_human(coverage: &Coverage) -> String {
+    let mut out = String::new();
+    for alg in ALGORITHMS {
+        let reached = (0..alg.steps.len()).filter(|i| coverage.reached(alg.id, *i)).count();
+        let required = FULLY_COVERED.iter().any(|a| a.id == alg.id);
+        let pct = 100.0 * reached as f64 / alg.steps.len() as f64;
+        let _ = writeln!(
+            out,
+            "{:>5.1}%  {reached:>2}/{:<2}  {}{}  ({})",
+            pct,
+            alg.steps.len(),
+            alg.name,
+            if required { "  [must be 100%]" } else { "" },
+            alg.url()
+        );
+        let missing: Vec<&str> = (0..alg.steps.len())
+            .filter(|i| !coverage.reached(alg.id, *i))
+            .map(|i| alg.steps[i])
+            .collect();
+        if !missing.is_empty() {
+            let _ = writeln!(out, "                never reached: step {}", missing.join(", "));
+        }
+    }
+    out
+}
+
+pub fn coverage_json(coverage: &Coverage) -> serde_json::Value {
+    let algs: Vec<serde_json::Value> = ALGORITHMS
+        .iter()
+        .map(|alg| {
+            let steps: Vec<serde_json::Value> = alg
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| json!({"step": s, "reached": coverage.reached(alg.id, i)}))
+                .collect();
+            json!({
+                "algorithm": alg.name,
+                "url": alg.url(),
+                "required": FULLY_COVERED.iter().any(|a| a.id == alg.id),
+                "steps": steps,
+            })
+        })
+        .collect();
+    json!({ "algorithms": algs })
+}
+
+/// The required algorithms' steps that were never reached.
+pub fn missing_required(coverage: &Coverage) -> Vec<String> {
+    FULLY_COVERED
+        .iter()
+        .flat_map(|alg| {
+            (0..alg.steps.len())
+                .filter(|i| !coverage.reached(alg.id, *i))
+                .map(move |i| format!("{} step {}", alg.name, alg.steps[i]))
+        })
+        .collect()
+}

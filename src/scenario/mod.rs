@@ -4,6 +4,9 @@
 pub mod ast;
 pub mod lexer;
 pub mod parser;
+pub mod runner;
+pub mod suite;
 
 pub use ast::ScenarioFile;
 pub use parser::{parse_file, parse_script, ParseError};
+pub use runner::{run_file, run_subtest, FileResult, RunOptions, Status, SubtestResult};

@@ -1,0 +1,636 @@
+//! Runs a scenario file's subtests under a profile and checks their expectations.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::ast::*;
+use crate::platform::keys::{DocumentKey, ObservationKey};
+use crate::platform::navigable::{DocumentOptions, Lifecycle};
+use crate::platform::origin::Origin;
+use crate::platform::permissions::parse_policy_header;
+use crate::platform::promise::{PromiseState, ThenBehaviour};
+use crate::platform::script::Expr;
+use crate::platform::value::Value;
+use crate::profile::Profile;
+use crate::schedule::Schedule;
+use crate::trace::{Coverage, Finding, TraceEntry};
+use crate::world::{LogEntry, World};
+
+/// How to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub profile: Profile,
+    /// A schedule to replay (the default order otherwise).
+    pub schedule: Option<Schedule>,
+    /// Keep the step trace.
+    pub trace: bool,
+    /// Only the subtests whose name contains this.
+    pub subtest: Option<String>,
+}
+
+/// A subtest's status, as testharness.js reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// The scenario could not be carried out (a harness action failed, a schedule did not
+    /// fit, the world never became idle).
+    Error,
+}
+
+/// One expectation's verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExpectationResult {
+    pub line: u32,
+    pub column: u32,
+    pub text: String,
+    pub passed: bool,
+    pub expected: String,
+    pub actual: String,
+}
+
+/// A subtest's result under one profile.
+#[derive(Clone, Debug, Serialize)]
+pub struct SubtestResult {
+    pub name: String,
+    pub line: u32,
+    pub status: Status,
+    /// Why it failed or errored, a line each.
+    pub messages: Vec<String>,
+    pub expectations: Vec<ExpectationResult>,
+    /// The choices the run made that differ from the default order.
+    pub schedule: String,
+    pub choice_points: u64,
+    pub units: u64,
+    pub time: u64,
+    pub findings: Vec<Finding>,
+    pub log: Vec<LogEntry>,
+    #[serde(skip)]
+    pub coverage: Coverage,
+    #[serde(skip)]
+    pub trace: Vec<TraceEntry>,
+    /// What the run observed, for comparing profiles: toolsReady of each document, each
+    /// observation's outcome, each named promise's state, the log.
+    pub outcome: Vec<(String, String)>,
+}
+
+/// A file's results under one profile.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileResult {
+    pub path: String,
+    pub title: String,
+    pub profile: String,
+    pub subtests: Vec<SubtestResult>,
+}
+
+impl FileResult {
+    pub fn passed(&self) -> bool {
+        self.subtests.iter().all(|s| s.status == Status::Pass)
+    }
+}
+
+/// Runs every subtest of a file (or those `options.subtest` picks).
+pub fn run_file(file: &ScenarioFile, options: &RunOptions) -> FileResult {
+    let subtests = file
+        .subtests
+        .iter()
+        .filter(|s| options.subtest.as_ref().is_none_or(|f| s.name.contains(f.as_str())))
+        .map(|s| run_subtest(file, s, options))
+        .collect();
+    FileResult {
+        path: file.path.clone(),
+        title: file.title.clone(),
+        profile: options.profile.name.clone(),
+        subtests,
+    }
+}
+
+/// Whether an expectation's tags include the profile.
+pub fn applies(tags: &[Tag], profile: &Profile) -> bool {
+    if tags.is_empty() {
+        return true;
+    }
+    let values = profile.values();
+    tags.iter().any(|t| match t {
+        Tag::Profile(name) => *name == profile.name,
+        Tag::Switch(name, value) => values.iter().any(|(n, v)| n == name && v == value),
+    })
+}
+
+struct Run<'a> {
+    file: &'a ScenarioFile,
+    world: World,
+    observations: BTreeMap<String, ObservationKey>,
+    expectations: Vec<ExpectationResult>,
+    /// (anchor, step) pairs an applicable `expect finding` covers.
+    expected_findings: BTreeSet<(String, String)>,
+    expected_uncaught: BTreeSet<String>,
+    messages: Vec<String>,
+    errored: bool,
+}
+
+/// Runs one subtest in a fresh world.
+pub fn run_subtest(file: &ScenarioFile, subtest: &Subtest, options: &RunOptions) -> SubtestResult {
+    let mut world = World::new(options.profile.clone());
+    world.set_tracing(options.trace);
+    if let Some(s) = &options.schedule {
+        world.set_schedule(s.clone());
+    }
+    let mut run = Run {
+        file,
+        world,
+        observations: BTreeMap::new(),
+        expectations: Vec::new(),
+        expected_findings: BTreeSet::new(),
+        expected_uncaught: BTreeSet::new(),
+        messages: Vec::new(),
+        errored: false,
+    };
+    for action in &subtest.actions {
+        if let Err(message) = run.act(action, &options.profile) {
+            run.messages
+                .push(format!("{}:{}: {message}", file.path, action.line));
+            run.errored = true;
+            break;
+        }
+    }
+    if !run.errored && options.schedule.is_some() {
+        if let Err(e) = run.world.check_schedule_used() {
+            run.messages.push(e.to_string());
+            run.errored = true;
+        }
+    }
+    // Findings and uncaught errors no expectation acknowledged fail the subtest.
+    let mut unexpected = false;
+    for f in run.world.findings() {
+        if !run.expected_findings.contains(&(f.anchor.to_string(), f.step.to_string())) {
+            run.messages.push(format!(
+                "unexpected finding: {f} (acknowledge it with `expect finding {} {}`)",
+                f.anchor, f.step
+            ));
+            unexpected = true;
+        }
+    }
+    for u in run.world.uncaught_errors() {
+        let name = u.error.split(':').next().unwrap_or("").to_string();
+        if !run.expected_uncaught.contains(&name) {
+            run.messages.push(format!(
+                "{}:{}: uncaught {} in a script of {}",
+                file.path, u.line, u.error, u.realm
+            ));
+            unexpected = true;
+        }
+    }
+    let failed = run.expectations.iter().any(|e| !e.passed) || unexpected;
+    let status = if run.errored {
+        Status::Error
+    } else if failed {
+        Status::Fail
+    } else {
+        Status::Pass
+    };
+    let outcome = run.outcome();
+    let world = run.world;
+    SubtestResult {
+        name: subtest.name.clone(),
+        line: subtest.line,
+        status,
+        messages: run.messages,
+        expectations: run.expectations,
+        schedule: world.recorded_schedule().to_string(),
+        choice_points: world.choice_points(),
+        units: world.units_run(),
+        time: world.now(),
+        findings: world.findings().to_vec(),
+        log: world.log().to_vec(),
+        coverage: world.coverage().clone(),
+        trace: world.trace.entries.clone(),
+        outcome,
+    }
+}
+
+impl Run<'_> {
+    fn doc(&self, name: &str) -> Result<DocumentKey, String> {
+        match self.world.lookup(name) {
+            Some(Value::Window(d)) => Ok(*d),
+            Some(_) => Err(format!("`{name}` is not a document")),
+            None => Err(format!("no document named `{name}` exists at this point")),
+        }
+    }
+
+    fn act(&mut self, action: &Action, profile: &Profile) -> Result<(), String> {
+        let w = &mut self.world;
+        match &action.kind {
+            ActionKind::Page { name, url, loading, policy, site_keyed } => {
+                let options = DocumentOptions {
+                    loading: *loading,
+                    tools_policy: policy_allowlist(policy.as_deref(), url)?,
+                    origin_keyed: site_keyed.then_some(false),
+                };
+                w.open_page_with(name, url, options).map_err(|e| e.to_string())?;
+            }
+            ActionKind::Frame { name, parent, url, allow, loading, policy } => {
+                let parent = self.doc(parent)?;
+                let options = DocumentOptions {
+                    loading: *loading,
+                    tools_policy: policy_allowlist(policy.as_deref(), url)?,
+                    origin_keyed: None,
+                };
+                self.world
+                    .add_iframe(parent, name, url, allow.as_deref(), options)
+                    .map_err(|e| e.to_string())?;
+            }
+            ActionKind::Promise { name, realm, settled } => {
+                let realm = self.doc(realm)?;
+                let p = self.world.new_promise(realm);
+                self.world.name_promise(p, name);
+                self.world.bind(name, Value::Promise(p));
+                if let Some((fulfilled, e)) = settled {
+                    let v = self.eval(e)?;
+                    if *fulfilled {
+                        self.world.resolve_promise(p, v);
+                    } else {
+                        self.world.reject_promise(p, v);
+                    }
+                }
+            }
+            ActionKind::Thenable { name, realm, kind } => {
+                let realm = self.doc(realm)?;
+                let behaviour = match kind {
+                    ThenableKind::Keep => ThenBehaviour::Keep,
+                    ThenableKind::Resolves(e) => ThenBehaviour::Resolve(self.eval(e)?),
+                    ThenableKind::Rejects(e) => ThenBehaviour::Reject(self.eval(e)?),
+                    ThenableKind::Throws(e) => ThenBehaviour::Throw(self.eval(e)?),
+                };
+                let t = self.world.new_thenable(realm, name, behaviour);
+                self.world.bind(name, Value::Thenable(t));
+            }
+            ActionKind::Controller { name, realm } => {
+                let realm = self.doc(realm)?;
+                let s = self.world.new_abort_controller(realm, name);
+                self.world.bind(name, Value::Controller(s));
+            }
+            ActionKind::Task { realm, completion, block } => {
+                let doc = if realm.is_empty() {
+                    self.realm_of_settled(block)?
+                } else {
+                    self.doc(realm)?
+                };
+                let completion = completion.as_ref().map(|name| {
+                    let p = self.world.new_promise(doc);
+                    self.world.name_promise(p, name);
+                    self.world.bind(name, Value::Promise(p));
+                    p
+                });
+                self.world.queue_task(doc, block.clone(), completion);
+            }
+            ActionKind::Run(kind) => {
+                let w = &mut self.world;
+                match kind {
+                    RunKind::Idle => w.run_until_idle(),
+                    RunKind::For(ms) => w.run_for(*ms),
+                    RunKind::Flush => w.flush(),
+                    RunKind::Steps(n) => (0..*n).try_for_each(|_| w.step().map(|_| ())),
+                }
+                .map_err(|e| e.to_string())?;
+            }
+            ActionKind::Remove(name) => {
+                let d = self.doc(name)?;
+                self.world.remove_iframe(d).map_err(|e| e.to_string())?;
+            }
+            ActionKind::Navigate { from, url, label, keep_in_bfcache } => {
+                let d = self.doc(from)?;
+                self.world
+                    .navigate(d, url, label, *keep_in_bfcache)
+                    .map_err(|e| e.to_string())?;
+            }
+            ActionKind::Back(name) => {
+                let d = self.doc(name)?;
+                self.world.go_back(d).map_err(|e| e.to_string())?;
+            }
+            ActionKind::Close(name) => {
+                let d = self.doc(name)?;
+                self.world.close(d).map_err(|e| e.to_string())?;
+            }
+            ActionKind::Lifecycle { doc, load } => {
+                let d = self.doc(doc)?;
+                let stage = if *load { Lifecycle::Complete } else { Lifecycle::Interactive };
+                self.world.queue_lifecycle(d, stage);
+            }
+            ActionKind::Observe { doc, name, expect } => {
+                // `observe top => outcome [tags]` is a line for the tagged profiles only.
+                if let Some((_, tags)) = expect {
+                    if !applies(tags, profile) {
+                        return Ok(());
+                    }
+                }
+                let d = self.doc(doc)?;
+                let o = self.world.observe(d, name);
+                self.observations.insert(name.clone(), o);
+                if let Some((outcome, _)) = expect {
+                    self.world.run_until_idle().map_err(|e| e.to_string())?;
+                    let actual = self.world.observation_result(o).map(|r| r.outcome.name()).unwrap_or("not finished");
+                    self.record(action, actual == outcome.name(), outcome.name().into(), actual.into());
+                }
+            }
+            ActionKind::Expect(e) => {
+                if applies(&e.tags, profile) {
+                    self.check(action, &e.kind)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The realm of the promise or thenable a `resolve p` line settles.
+    fn realm_of_settled(&self, block: &Arc<crate::platform::script::Block>) -> Result<DocumentKey, String> {
+        use crate::platform::script::StmtKind;
+        let target = match block.stmts.first().map(|s| &s.kind) {
+            Some(StmtKind::Resolve { target, .. }) | Some(StmtKind::Reject { target, .. }) => target,
+            _ => return Err("internal: a task without a realm".into()),
+        };
+        match self.eval(target)? {
+            Value::Promise(p) => Ok(self.world.promise(p).realm),
+            Value::Thenable(t) => Ok(self.world.thenable_realm(t)),
+            other => Err(format!("{} is not a promise or thenable", self.world.describe_value(&other))),
+        }
+    }
+
+    fn record(&mut self, action: &Action, passed: bool, expected: String, actual: String) {
+        self.expectations.push(ExpectationResult {
+            line: action.line,
+            column: action.column,
+            text: action.text.clone(),
+            passed,
+            expected,
+            actual,
+        });
+    }
+
+    fn check(&mut self, action: &Action, kind: &ExpectKind) -> Result<(), String> {
+        match kind {
+            ExpectKind::Value { actual, expected, equal } => {
+                let a = self.eval(actual)?;
+                let e = self.eval(expected)?;
+                let same = values_match(&a, &e);
+                let expected = if *equal { self.show(&e) } else { format!("not {}", self.show(&e)) };
+                let actual = self.show(&a);
+                self.record(action, same == *equal, expected, actual);
+            }
+            ExpectKind::Promise { promise, state } => {
+                let v = self.eval(promise)?;
+                let Value::Promise(p) = v else {
+                    return Err(format!("{} is not a promise", self.world.describe_value(&v)));
+                };
+                let actual_state = self.world.promise_state(p).clone();
+                let actual = self.show_state(&actual_state);
+                let (passed, expected) = match (state, &actual_state) {
+                    (PromiseExpect::Pending, PromiseState::Pending) => (true, "pending".to_string()),
+                    (PromiseExpect::Pending, _) => (false, "pending".to_string()),
+                    (PromiseExpect::Fulfilled(None), s) => (matches!(s, PromiseState::Fulfilled(_)), "fulfilled".into()),
+                    (PromiseExpect::Fulfilled(Some(e)), s) => {
+                        let ev = self.eval(e)?;
+                        let ok = matches!(s, PromiseState::Fulfilled(v) if values_match(v, &ev));
+                        (ok, format!("fulfilled with {}", self.show(&ev)))
+                    }
+                    (PromiseExpect::Rejected(None), s) => (matches!(s, PromiseState::Rejected(_)), "rejected".into()),
+                    (PromiseExpect::Rejected(Some(name)), s) => {
+                        let ok = matches!(s, PromiseState::Rejected(v) if error_name(v).as_deref() == Some(name.as_str()));
+                        (ok, format!("rejected with {name}"))
+                    }
+                };
+                self.record(action, passed, expected, actual);
+            }
+            ExpectKind::Log(expect) => {
+                let lines: Vec<String> = self.world.log().iter().map(|l| l.text.clone()).collect();
+                let actual = format!("{lines:?}");
+                let (passed, expected) = match expect {
+                    LogExpect::Exactly(want) => (lines == *want, format!("{want:?}")),
+                    LogExpect::Contains(s) => (lines.iter().any(|l| l == s), format!("a line {s:?}")),
+                    LogExpect::Lacks(s) => (!lines.iter().any(|l| l == s), format!("no line {s:?}")),
+                };
+                self.record(action, passed, expected, actual);
+            }
+            ExpectKind::Observation { name, outcome, after } => {
+                let o = self.observation(name)?;
+                let expected = match after {
+                    Some(ms) => format!("{} after {ms}ms", outcome.name()),
+                    None => outcome.name().to_string(),
+                };
+                let (passed, actual) = match self.world.observation_result(o) {
+                    None => (false, "not finished".to_string()),
+                    Some(r) => (
+                        r.outcome == *outcome && after.is_none_or(|ms| ms == r.waited_ms),
+                        format!("{} after {}ms", r.outcome.name(), r.waited_ms),
+                    ),
+                };
+                self.record(action, passed, expected, actual);
+            }
+            ExpectKind::ObservationTools { name, tools } => {
+                let o = self.observation(name)?;
+                let expected = show_tool_map(tools);
+                let actual_map: Option<Vec<(String, Vec<String>)>> = self.world.observation_result(o).map(|r| {
+                    r.tool_map
+                        .as_ref()
+                        .map(|m| m.iter().map(|d| (d.document.clone(), d.tools.iter().map(|t| t.name.clone()).collect())).collect())
+                        .unwrap_or_default()
+                });
+                let (passed, actual) = match actual_map {
+                    None => (false, "not finished".into()),
+                    Some(m) => {
+                        let mut a = m.clone();
+                        let mut b = tools.clone();
+                        a.sort();
+                        b.sort();
+                        (a == b, show_tool_map(&m))
+                    }
+                };
+                self.record(action, passed, expected, actual);
+            }
+            ExpectKind::Finding { anchor, step } => {
+                self.expected_findings.insert((anchor.clone(), step.clone()));
+                let found = self.world.findings().iter().any(|f| f.anchor == anchor && f.step == step);
+                let actual = if found {
+                    format!("finding at {anchor} step {step}")
+                } else {
+                    self.show_findings()
+                };
+                self.record(action, found, format!("finding at {anchor} step {step}"), actual);
+            }
+            ExpectKind::NoFindings => {
+                let none = self.world.findings().is_empty();
+                let actual = self.show_findings();
+                self.record(action, none, "no findings".into(), actual);
+            }
+            ExpectKind::Uncaught(name) => {
+                self.expected_uncaught.insert(name.clone());
+                let found = self.world.uncaught_errors().iter().any(|u| u.error.split(':').next() == Some(name));
+                let actual: Vec<String> = self.world.uncaught_errors().iter().map(|u| u.error.clone()).collect();
+                self.record(action, found, format!("uncaught {name}"), format!("{actual:?}"));
+            }
+            ExpectKind::Time(ms) => {
+                let now = self.world.now();
+                self.record(action, now == *ms, format!("{ms}ms"), format!("{now}ms"));
+            }
+        }
+        Ok(())
+    }
+
+    fn observation(&self, name: &str) -> Result<ObservationKey, String> {
+        self.observations
+            .get(name)
+            .copied()
+            .ok_or_else(|| format!("no observation named `{name}` has been made at this point"))
+    }
+
+    fn show_findings(&self) -> String {
+        let f: Vec<String> = self.world.findings().iter().map(|f| f.to_string()).collect();
+        if f.is_empty() {
+            "no findings".into()
+        } else {
+            f.join("; ")
+        }
+    }
+
+    fn show(&self, v: &Value) -> String {
+        match v {
+            Value::Array(items) => format!("[{}]", items.iter().map(|i| self.show(i)).collect::<Vec<_>>().join(", ")),
+            other => self.world.describe_value(other),
+        }
+    }
+
+    fn show_state(&self, s: &PromiseState) -> String {
+        match s {
+            PromiseState::Pending => "pending".into(),
+            PromiseState::Fulfilled(v) => format!("fulfilled with {}", self.show(v)),
+            PromiseState::Rejected(v) => format!("rejected with {}", self.world.display_value(v)),
+        }
+    }
+
+    /// Reads a value for an expectation, without running any algorithm step.
+    fn eval(&self, e: &Expr) -> Result<Value, String> {
+        Ok(match e {
+            Expr::Literal(v) => v.clone(),
+            Expr::Name(n) => self
+                .world
+                .lookup(n)
+                .cloned()
+                .ok_or_else(|| format!("`{n}` has no value at this point"))?,
+            Expr::Member(target, prop) => {
+                let t = self.eval(target)?;
+                match (&t, prop.as_str()) {
+                    (Value::Window(d), "toolsReady") => Value::Bool(self.world.tools_ready(*d)),
+                    (Value::Window(d), "tools") => {
+                        Value::Array(self.world.tool_names(*d).into_iter().map(Value::String).collect())
+                    }
+                    (Value::Window(d), "pending") => Value::number(self.world.pending_tool_readiness_promises(*d) as f64),
+                    (Value::Window(d), "origin") => Value::string(self.world.document(*d).origin.serialize()),
+                    (Value::Window(d), "fullyActive") => Value::Bool(self.world.is_fully_active(*d)),
+                    (Value::Window(_), "modelContext" | "window") => t.clone(),
+                    (Value::Controller(s), "signal") => Value::Signal(*s),
+                    (Value::Signal(s), "aborted") => Value::Bool(self.world.signal(*s).aborted),
+                    (Value::Signal(s), "reason") => self.world.signal(*s).reason.clone(),
+                    (Value::Error(err), "name") => Value::string(&err.name),
+                    (Value::Error(err), "message") => Value::string(&err.message),
+                    (Value::Array(items), "length") => Value::number(items.len() as f64),
+                    (Value::Promise(p), "state") => Value::string(self.world.promise_state(*p).name()),
+                    (Value::Object(_), _) => t.get(prop).cloned().unwrap_or(Value::Undefined),
+                    _ => return Err(format!("{} has no property `{prop}` an expectation can read", self.world.describe_value(&t))),
+                }
+            }
+            Expr::Index(target, index) => {
+                let t = self.eval(target)?;
+                let i = self.eval(index)?;
+                match (&t, &i) {
+                    (Value::Array(items), Value::Number(n)) => items.get(n.0 as usize).cloned().unwrap_or(Value::Undefined),
+                    (Value::Array(items), Value::String(s)) => items
+                        .iter()
+                        .find(|it| it.get("name") == Some(&Value::String(s.clone())))
+                        .cloned()
+                        .unwrap_or(Value::Undefined),
+                    (Value::Object(_), Value::String(s)) => t.get(s).cloned().unwrap_or(Value::Undefined),
+                    _ => return Err(format!("cannot index {} with {}", self.world.describe_value(&t), self.world.describe_value(&i))),
+                }
+            }
+            Expr::Array(items) => Value::Array(items.iter().map(|i| self.eval(i)).collect::<Result<_, _>>()?),
+            Expr::Object(props) => Value::Object(
+                props
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), self.eval(v)?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+            Expr::Call { .. } | Expr::Global { .. } | Expr::Callback(_) => {
+                return Err("an expectation reads values; it cannot call methods or make callbacks".into())
+            }
+        })
+    }
+
+    /// What the run came to, for the side-by-side table of `run --profile a,b`.
+    fn outcome(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for name in self.world.names() {
+            let v = self.world.lookup(name).cloned().unwrap_or(Value::Undefined);
+            match v {
+                Value::Window(d) => {
+                    out.push((format!("{name}.toolsReady"), self.world.tools_ready(d).to_string()));
+                    out.push((format!("{name}.tools"), format!("{:?}", self.world.tool_names(d))));
+                }
+                Value::Promise(p) => out.push((format!("{name}"), self.show_state(self.world.promise_state(p)))),
+                _ => {}
+            }
+        }
+        for (name, o) in &self.observations {
+            let r = match self.world.observation_result(*o) {
+                Some(r) => format!("{} after {}ms", r.outcome.name(), r.waited_ms),
+                None => "not finished".into(),
+            };
+            out.push((format!("observation {name}"), r));
+        }
+        let log: Vec<&str> = self.world.log().iter().map(|l| l.text.as_str()).collect();
+        out.push(("log".into(), format!("{log:?}")));
+        let findings: Vec<String> = self.world.findings().iter().map(|f| format!("{} {}", f.anchor, f.step)).collect();
+        out.push(("findings".into(), format!("{findings:?}")));
+        let _ = self.file;
+        out
+    }
+}
+
+fn policy_allowlist(policy: Option<&str>, url: &str) -> Result<Option<crate::platform::permissions::Allowlist>, String> {
+    let Some(policy) = policy else {
+        return Ok(None);
+    };
+    let parsed = url::Url::parse(url).map_err(|e| format!("`{url}` is not a URL: {e}"))?;
+    let mut n = 0;
+    let origin = Origin::of_url(&parsed, &mut n);
+    parse_policy_header(policy, &origin).map(Some)
+}
+
+fn error_name(v: &Value) -> Option<String> {
+    match v {
+        Value::Error(e) => Some(e.name.clone()),
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// Value equality for expectations: an expected error with no message matches any error of
+/// that name.
+fn values_match(actual: &Value, expected: &Value) -> bool {
+    match (actual, expected) {
+        (Value::Error(a), Value::Error(e)) if e.message.is_empty() => a.name == e.name,
+        (Value::Array(a), Value::Array(e)) => a.len() == e.len() && a.iter().zip(e).all(|(x, y)| values_match(x, y)),
+        (Value::Object(a), Value::Object(e)) => {
+            a.len() == e.len()
+                && e.iter().all(|(k, ev)| a.iter().any(|(ak, av)| ak == k && values_match(av, ev)))
+        }
+        _ => actual == expected,
+    }
+}
+
+fn show_tool_map(m: &[(String, Vec<String>)]) -> String {
+    let parts: Vec<String> = m.iter().map(|(d, t)| format!("{d}: {t:?}")).collect();
+    format!("{{{}}}", parts.join(", "))
+}
