@@ -79,6 +79,8 @@ pub enum TaskAction {
         realm: DocumentKey,
         block: Arc<Block>,
         completion: Option<PromiseKey>,
+        /// Parameters of an enclosing block the script can still name (a timer's callback).
+        locals: Vec<(String, Value)>,
     },
     /// Fires `toolchange` at a `ModelContext` (a `ToolChangeEvent` when `ready` is given).
     FireToolchange {
@@ -197,6 +199,7 @@ pub enum TimerKind {
     SetTimeout {
         document: DocumentKey,
         block: Arc<Block>,
+        locals: Vec<(String, Value)>,
     },
     /// The implementation-defined timeout of one caller of "wait for tools to be ready".
     WaitDeadline { waiter: WaiterKey },
@@ -624,7 +627,8 @@ impl World {
                 realm,
                 block,
                 completion,
-            } => self.run_script_task(realm, block, completion),
+                locals,
+            } => self.run_script_task(realm, block, completion, locals),
             TaskAction::FireToolchange { context, ready } => self.fire_toolchange(context, ready),
             TaskAction::SettlePromise {
                 promise, outcome, ..
@@ -702,13 +706,18 @@ impl World {
         };
         self.remove_timer(key);
         match timer.kind {
-            TimerKind::SetTimeout { document, block } => self.queue_global_task(
+            TimerKind::SetTimeout {
+                document,
+                block,
+                locals,
+            } => self.queue_global_task(
                 document,
                 TaskSource::Timer,
                 TaskAction::RunScript {
                     realm: document,
                     block,
                     completion: None,
+                    locals,
                 },
             ),
             TimerKind::WaitDeadline { waiter } => self.wait_timed_out(waiter),

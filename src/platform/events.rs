@@ -26,6 +26,8 @@ pub struct Listener {
     /// The realm of the callback function.
     pub realm: DocumentKey,
     pub block: Arc<Block>,
+    /// The parameters of the block that added the listener, which its body can still name.
+    pub locals: Vec<(String, Value)>,
     pub once: bool,
     pub removed: bool,
     /// Set for the listener an event handler IDL attribute (`ontoolchange`) installs.
@@ -101,6 +103,7 @@ impl World {
         event_type: &str,
         realm: DocumentKey,
         block: Arc<Block>,
+        locals: Vec<(String, Value)>,
         once: bool,
     ) -> ListenerKey {
         let key = self.listeners.insert(Listener {
@@ -108,6 +111,7 @@ impl World {
             event_type: event_type.into(),
             realm,
             block,
+            locals,
             once,
             removed: false,
             event_handler: false,
@@ -137,6 +141,7 @@ impl World {
         event_type: &str,
         realm: DocumentKey,
         block: Option<Arc<Block>>,
+        locals: Vec<(String, Value)>,
     ) {
         let existing = self
             .listener_list(target)
@@ -149,10 +154,11 @@ impl World {
             (Some(k), Some(block)) => {
                 self.listeners[k].block = block;
                 self.listeners[k].realm = realm;
+                self.listeners[k].locals = locals;
             }
             (Some(k), None) => self.remove_event_listener(k),
             (None, Some(block)) => {
-                let k = self.add_event_listener(target, event_type, realm, block, false);
+                let k = self.add_event_listener(target, event_type, realm, block, locals, false);
                 self.listeners[k].event_handler = true;
             }
             (None, None) => {}
@@ -189,6 +195,7 @@ impl World {
                 continue;
             }
             let mut frame = Frame::new(listener.block.clone(), listener.realm);
+            frame.locals = listener.locals.clone();
             frame
                 .locals
                 .push(("event".into(), event.to_value(&target_name)));

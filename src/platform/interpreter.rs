@@ -34,6 +34,7 @@ impl World {
                 realm: doc,
                 block,
                 completion,
+                locals: Vec::new(),
             },
         );
     }
@@ -53,9 +54,11 @@ impl World {
         realm: DocumentKey,
         block: Arc<Block>,
         completion: Option<crate::PromiseKey>,
+        locals: Vec<(String, Value)>,
     ) {
         let mut frame = Frame::new(block, realm);
         frame.completion = completion;
+        frame.locals = locals;
         self.run_frame(frame);
     }
 
@@ -122,9 +125,11 @@ impl World {
         realm: DocumentKey,
         block: Arc<Block>,
         bind: Option<String>,
+        locals: Vec<(String, Value)>,
         value: Value,
     ) {
         let mut frame = Frame::new(block, realm);
+        frame.locals = locals;
         frame
             .locals
             .push((bind.unwrap_or_else(|| "value".into()), value));
@@ -136,6 +141,8 @@ impl World {
     ///
     /// <https://webidl.spec.whatwg.org/#invoke-a-callback-function>
     pub(crate) fn invoke_callback(&mut self, function: &Function, params: Vec<(String, Value)>) -> Completion {
+        let mut locals = function.captured.clone();
+        locals.extend(params);
         let frame = Frame {
             block: Arc::new(Block {
                 line: 0,
@@ -143,7 +150,7 @@ impl World {
             }),
             pc: 0,
             realm: function.realm,
-            locals: params.clone(),
+            locals: locals.clone(),
             completion: None,
         };
         match &function.body {
@@ -154,7 +161,7 @@ impl World {
                 // The body runs as an async function: its result is its completion promise.
                 let completion = self.new_promise(function.realm);
                 let mut frame = Frame::new(block.clone(), function.realm);
-                frame.locals = params;
+                frame.locals = locals;
                 frame.completion = Some(completion);
                 self.run_frame(frame);
                 Ok(Value::Promise(completion))
@@ -260,6 +267,7 @@ impl World {
                     TimerKind::SetTimeout {
                         document: frame.realm,
                         block: body.clone(),
+                        locals: frame.locals.clone(),
                     },
                 );
                 Ok(Flow::Next)
@@ -271,7 +279,7 @@ impl World {
                 body,
             } => {
                 let target = self.eval_event_target(frame, target)?;
-                self.add_event_listener(target, event, frame.realm, body.clone(), *once);
+                self.add_event_listener(target, event, frame.realm, body.clone(), frame.locals.clone(), *once);
                 Ok(Flow::Next)
             }
             StmtKind::SetHandler {
@@ -280,7 +288,7 @@ impl World {
                 body,
             } => {
                 let target = self.eval_event_target(frame, target)?;
-                self.set_event_handler(target, event, frame.realm, body.clone());
+                self.set_event_handler(target, event, frame.realm, body.clone(), frame.locals.clone());
                 Ok(Flow::Next)
             }
             StmtKind::Then {
@@ -295,6 +303,7 @@ impl World {
                     realm: frame.realm,
                     block: body.clone(),
                     bind: bind.clone(),
+                    locals: frame.locals.clone(),
                 };
                 let (on_f, on_r) = match branch {
                     Branch::Fulfilled => (handler, Handler::Empty),
@@ -386,6 +395,7 @@ impl World {
             Expr::Callback(body) => Ok(Value::Function(Arc::new(Function {
                 realm: frame.realm,
                 body: body.clone(),
+                captured: frame.locals.clone(),
             }))),
         }
     }
@@ -528,6 +538,7 @@ impl World {
                 };
                 Ok(Value::error(ErrorValue::dom(&name, message)))
             }
+            "Pending" => Ok(Value::Promise(self.new_promise(frame.realm))),
             "Cyclic" => Ok(Value::Unserializable(Unserializable::Circular)),
             "ToJSONUndefined" => Ok(Value::Unserializable(Unserializable::ToJsonUndefined)),
             "Thenable" => {

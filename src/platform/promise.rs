@@ -85,6 +85,7 @@ pub enum Handler {
         realm: DocumentKey,
         block: Arc<Block>,
         bind: Option<String>,
+        locals: Vec<(String, Value)>,
     },
     /// `executeTool()`'s reaction to the promise the tool's callback returned.
     ExecuteResult { execution: ExecutionKey },
@@ -452,8 +453,13 @@ impl World {
                 self.resume_script(*frame, bind, fulfilled, argument);
                 Ok(Value::Undefined)
             }
-            Handler::Block { realm, block, bind } => {
-                self.run_reaction_block(realm, block, bind, argument);
+            Handler::Block {
+                realm,
+                block,
+                bind,
+                locals,
+            } => {
+                self.run_reaction_block(realm, block, bind, locals, argument);
                 Ok(Value::Undefined)
             }
             Handler::ExecuteResult { execution } => {

@@ -132,6 +132,8 @@ pub enum CallbackBody {
 pub struct Function {
     pub realm: DocumentKey,
     pub body: CallbackBody,
+    /// The enclosing block's parameters, which the body can still name.
+    pub captured: Vec<(String, Value)>,
 }
 
 /// An activation of a block: where it is, its realm, and its parameters.

@@ -1106,7 +1106,8 @@ impl Context {
                             _ => return Err(p.error_prev("expected a property name".into())),
                         };
                         p.punct(":")?;
-                        let value = self.expr(p)?;
+                        // A tool's `execute` takes the callback forms.
+                        let value = if key == "execute" { self.callback(p)? } else { self.expr(p)? };
                         props.push((key, value));
                         if p.eat_punct("}") {
                             break;
@@ -1130,7 +1131,8 @@ impl Context {
             "false" => Expr::Literal(Value::Bool(false)),
             "null" => Expr::Literal(Value::Null),
             "undefined" => Expr::Literal(Value::Undefined),
-            "pending" => Expr::Callback(CallbackBody::Pending),
+            // Outside `execute:`, `pending` is a promise that never settles.
+            "pending" => Expr::Global { name: "Pending".into(), args: Vec::new() },
             "returns" | "throws" => {
                 p.punct("(")?;
                 let e = self.expr(p)?;
@@ -1166,6 +1168,15 @@ impl Context {
                 Expr::Name(word)
             }
         })
+    }
+
+    /// A callback: `returns(v)`, `throws(v)`, `pending`, or a script's name (or any expression
+    /// whose value is a function).
+    fn callback(&self, p: &mut Parser) -> Result<Expr, ParseError> {
+        if p.eat_keyword("pending") {
+            return Ok(Expr::Callback(CallbackBody::Pending));
+        }
+        self.expr(p)
     }
 
     fn declared(&self, name: &str) -> bool {
