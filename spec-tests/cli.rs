@@ -1,0 +1,122 @@
+//! The command line: exit status 0 when every expectation holds, 1 when one fails, 2 for bad
+//! input, and messages that say what was wrong.
+
+use std::process::Command;
+
+fn webmcp_ref(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_webmcp-ref"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("webmcp-ref-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// After the task and before its microtasks, `waitForToolsUntil(42)` has left tools-ready false
+/// in PR #373's first revision only.
+const PASSING: &str = "title: t\nsubtest \"s\"\n  page top https://a.test/\n  task in top: top.waitForToolsUntil(42)\n  step\n  expect top.toolsReady == true [spec]\n  expect top.toolsReady == false [pr373-r1]\n";
+
+#[test]
+fn the_bundled_suite_passes() {
+    let (code, out, err) = webmcp_ref(&["run"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("profile spec:"), "{out}");
+}
+
+#[test]
+fn a_failed_expectation_exits_1_with_its_place_and_a_replay_command() {
+    let path = scratch("fail.scn", "title: t\nsubtest \"s\"\n  page top https://a.test/\n  expect top.toolsReady == false\n");
+    let (code, out, _) = webmcp_ref(&["run", &path]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(&format!("{path}:4:3: expect top.toolsReady == false")), "{out}");
+    assert!(out.contains("expected: false") && out.contains("actual:   true"), "{out}");
+    assert!(out.contains(&format!("webmcp-ref trace {path} --subtest \"s\" --profile spec")), "{out}");
+}
+
+#[test]
+fn several_profiles_show_where_outcomes_differ() {
+    let path = scratch("two.scn", PASSING);
+    let (code, out, err) = webmcp_ref(&["run", &path, "--profile", "spec,pr373-r1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Where the outcomes differ (spec | pr373-r1)"), "{out}");
+    assert!(out.contains("top.toolsReady"), "{out}");
+}
+
+#[test]
+fn bad_input_exits_2_and_names_the_problem() {
+    let (code, _, err) = webmcp_ref(&["run", "--profile", "chrome"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown profile `chrome`") && err.contains("chromium"), "{err}");
+    let (code, _, err) = webmcp_ref(&["run", "--set", "settle=always"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown switch `settle`"), "{err}");
+    let (code, _, err) = webmcp_ref(&["run", "--set", "gettools-waits"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not of the form name=value"), "{err}");
+    let bad = scratch("bad.scn", "title: t\nsubtest \"s\"\n  page top https://a.test/\n  expect top.toolsReady = true\n");
+    let (code, _, err) = webmcp_ref(&["run", &bad]);
+    assert_eq!(code, 2);
+    assert!(err.contains(&format!("{bad}:4:")), "{err}");
+    let (code, _, err) = webmcp_ref(&["run", "no/such/path.scn"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no/such/path.scn"), "{err}");
+    let (code, _, err) = webmcp_ref(&["run", "--schedule", "x"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("schedule token `x` is malformed"), "{err}");
+    let (code, _, _) = webmcp_ref(&["frobnicate"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn wptreport_has_one_test_per_file_and_one_subtest_per_subtest() {
+    let path = scratch("report.scn", PASSING);
+    let (code, out, _) = webmcp_ref(&["run", &path, "--format", "wptreport"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["status"], "OK");
+    assert_eq!(results[0]["subtests"][0]["name"], "s");
+    assert_eq!(results[0]["subtests"][0]["status"], "PASS");
+    assert_eq!(v["run_info"]["product"], "webmcp-ref");
+}
+
+#[test]
+fn trace_prints_steps_and_the_schedule_and_replays_one() {
+    let path = scratch("trace.scn", PASSING);
+    let (code, out, _) = webmcp_ref(&["trace", &path]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("schedule: default"), "{out}");
+    assert!(out.contains("waitForToolsUntil() step 2 [top]: promise#1 has already settled: return"), "{out}");
+    let (code, out, _) = webmcp_ref(&["trace", &path, "--format", "jsonl"]);
+    assert_eq!(code, 0);
+    for line in out.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("every line is JSON");
+    }
+    let (code, _, err) = webmcp_ref(&["trace", &path, "--schedule", "0:1"]);
+    assert_eq!(code, 1, "a token for another run does not fit: {err}");
+    let (code, _, err) = webmcp_ref(&["trace", &path, "--subtest", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("its subtests are: \"s\""), "{err}");
+}
+
+#[test]
+fn profiles_lists_every_switch_and_profile() {
+    let (code, out, _) = webmcp_ref(&["profiles"]);
+    assert_eq!(code, 0);
+    for name in ["spec", "pr373-r1", "chromium", "settled-promise-check", "inactive-realm-jobs", "tools-ready-timeout"] {
+        assert!(out.contains(name), "{name} missing from:\n{out}");
+    }
+}

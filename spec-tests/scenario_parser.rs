@@ -1,0 +1,131 @@
+//! The scenario parser: errors say file:line:column, what was found and what was expected;
+//! no input, however broken, makes it (or the runner) panic.
+
+use proptest::prelude::*;
+use webmcp_ref::scenario::{parse_file, run_file, RunOptions};
+
+const GOOD: &str = r#"title: a small file
+mirrors: nothing upstream
+spec: #dom-modelcontext-waitfortoolsuntil
+
+subtest "one"
+  page top https://a.test/
+  frame child in top https://b.test/ allow="tools *"
+  promise p in top
+  controller ac in top
+  script body:
+    log "ran {input.x}"
+    return {ok: true}
+  task in top as t:
+    top.waitForToolsUntil(p)
+    reg = top.registerTool({name: "t", description: "d", execute: body}, {signal: ac.signal})
+    on reg fulfilled: log "registered"
+  resolve p with 1
+  run
+  observe top => ready
+  expect top.toolsReady == true
+  expect t fulfilled
+  expect log == ["registered"]
+"#;
+
+fn parse(text: &str) -> Result<(), String> {
+    parse_file("x.scn", text).map(|_| ()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_well_formed_file_parses_and_runs() {
+    let file = parse_file("x.scn", GOOD).expect("parses");
+    let result = run_file(&file, &RunOptions::default());
+    assert!(result.passed(), "{:#?}", result.subtests[0].expectations);
+}
+
+#[test]
+fn a_missing_title_is_reported_at_the_top() {
+    let e = parse("subtest \"a\"\n  page top https://a.test/\n").unwrap_err();
+    assert_eq!(e, "x.scn:1:1: expected a `title:` line before the first subtest");
+}
+
+#[test]
+fn an_unknown_name_lists_the_names_that_exist() {
+    let text = "title: t\nsubtest \"a\"\n  page top https://a.test/\n  promise p in top\n  task in top: top.waitForToolsUntil(q)\n";
+    let e = parse(text).unwrap_err();
+    assert!(e.starts_with("x.scn:5:38: unknown name `q`"), "{e}");
+    assert!(e.contains("p, top"), "{e}");
+}
+
+#[test]
+fn an_unknown_profile_in_a_tag_lists_the_profiles() {
+    let text = "title: t\nsubtest \"a\"\n  page top https://a.test/\n  expect top.toolsReady == true [chrome]\n";
+    let e = parse(text).unwrap_err();
+    assert!(e.starts_with("x.scn:4:34: unknown profile `chrome`"), "{e}");
+    assert!(e.contains("chromium"), "{e}");
+}
+
+#[test]
+fn an_unknown_switch_value_in_a_tag_lists_the_values() {
+    let text = "title: t\nsubtest \"a\"\n  page top https://a.test/\n  expect top.toolsReady == true [inactive-realm-jobs=maybe]\n";
+    let e = parse(text).unwrap_err();
+    assert!(e.contains("dropped, run"), "{e}");
+}
+
+#[test]
+fn script_outside_a_task_says_where_it_belongs() {
+    let text = "title: t\nsubtest \"a\"\n  page top https://a.test/\n  top.waitForToolsUntil(42)\n";
+    let e = parse(text).unwrap_err();
+    assert_eq!(e, "x.scn:4:3: `top...` is a script statement: put it inside `task in DOC:`");
+}
+
+#[test]
+fn expected_and_found_are_both_named() {
+    let text = "title: t\nsubtest \"a\"\n  page top not-a-url\n";
+    let e = parse(text).unwrap_err();
+    assert_eq!(e, "x.scn:3:12: expected a URL such as https://a.test/, found `not-a-url`");
+    let text = "title: t\nsubtest \"a\"\n  page top https://a.test/\n  run soon\n";
+    let e = parse(text).unwrap_err();
+    assert_eq!(e, "x.scn:4:7: expected the end of the line, found `soon`");
+}
+
+#[test]
+fn an_unclosed_bracket_and_a_tab_are_located() {
+    let text = "title: t\nsubtest \"a\"\n  page top https://a.test/\n  task in top: top.waitForToolsUntil([1, 2\n";
+    assert_eq!(parse(text).unwrap_err(), "x.scn:4:3: a bracket opened on this line is never closed");
+    let text = "title: t\nsubtest \"a\"\n\tpage top https://a.test/\n";
+    assert_eq!(parse(text).unwrap_err(), "x.scn:3:1: a tab in the indentation: indent with spaces");
+}
+
+/// Pieces of the language, to make garbage that is close to real input.
+const PIECES: &[&str] = &[
+    "title: t\n", "subtest \"s\"\n", "  ", "page top https://a.test/\n", "frame c in top https://b.test/ allow=\"tools *\"\n",
+    "promise p in top\n", "task in top:\n", "    top.waitForToolsUntil(p)\n", "    remove c\n", "run\n", "flush\n",
+    "step 3\n", "observe top => ready\n", "expect top.toolsReady == true [spec]\n", "expect log == [\"a\"]\n",
+    "navigate top to https://a.test/n as n bfcache\n", "back n\n", "close top\n", "{", "}", "[", "]", "(", ")", ":", "\"",
+    "'", "#", "=>", "==", ".", ",", "\t", "\n", "42", "-1.5e3", "100ms", "await ", "log \"x {p}\"\n",
+    "controller ac in top\n", "    ac.abort()\n", "resolve p with 1\n", "thenable t in top resolves 1\n",
+    "    top.registerTool({name: \"x\", description: \"d\", execute: returns(1)})\n", "expect finding perform-an-observation 2\n",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn garbage_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = parse_file("g.scn", &text);
+    }
+
+    #[test]
+    fn near_miss_files_never_panic_and_run_if_they_parse(picks in proptest::collection::vec(0..PIECES.len(), 0..40)) {
+        let text: String = picks.iter().map(|i| PIECES[*i]).collect();
+        if let Ok(file) = parse_file("n.scn", &text) {
+            let _ = run_file(&file, &RunOptions::default());
+        }
+    }
+
+    #[test]
+    fn every_truncation_of_a_good_file_is_handled(cut in 0..GOOD.len()) {
+        let cut = GOOD.floor_char_boundary(cut);
+        if let Ok(file) = parse_file("t.scn", &GOOD[..cut]) {
+            let _ = run_file(&file, &RunOptions::default());
+        }
+    }
+}
