@@ -1,10 +1,4 @@
-//! webmcp-ref: an executable reference engine for the W3C WebMCP specification.
-//!
-//! The engine simulates the parts of a browser that WebMCP's algorithms touch (navigables and
-//! documents, event loops, promises with realms, abort signals, events, permissions policy, and
-//! the browser agent running in parallel) and runs WebMCP's algorithms over it, one function
-//! per algorithm, step by step: `src/platform/` is the platform, `src/webmcp/` the
-//! specification, `src/scenario/` the WPT-style scenario language.
+#![doc = include_str!("../README.md")]
 
 pub mod platform;
 pub mod profile;
