@@ -106,6 +106,15 @@ impl Replay {
         }
     }
 
+    /// Records a choice made by someone else (the explorer).
+    pub fn force(&mut self, point: u64, width: usize, taken: usize) -> usize {
+        self.widths.push(width);
+        if taken != 0 {
+            self.recorded.choices.insert(point, taken as u32);
+        }
+        taken
+    }
+
     /// After a run: an error if the replayed token named choice points the run never reached.
     pub fn check_all_used(&self) -> Result<(), ScheduleError> {
         let reached = self.widths.len() as u64;

@@ -535,42 +535,54 @@ impl World {
         }
     }
 
-    /// Runs one unit of work (chosen by the schedule when there is a choice). When nothing can
-    /// run and `advance_time` holds, the virtual clock first jumps to the next timer. Returns
-    /// false when nothing ran.
+    /// Runs one unit of work (chosen by the schedule when there is a choice); when nothing can
+    /// run, the virtual clock first jumps to the next timer. Returns false when nothing ran.
     pub fn step(&mut self) -> Result<bool, RunError> {
         self.step_within(Some(u64::MAX))
     }
 
+    /// The units that may run next. When none can run now, the clock jumps to the next timer
+    /// if it is due no later than `limit` (`None`: the clock may not move).
+    pub fn next_candidates(&mut self, limit: Option<u64>) -> Vec<Candidate> {
+        let candidates = self.candidates();
+        if !candidates.is_empty() {
+            return candidates;
+        }
+        match (limit, self.timer_index.first()) {
+            (Some(limit), Some(&(due, _, _))) if due <= limit => {
+                self.now = self.now.max(due);
+                self.candidates()
+            }
+            _ => candidates,
+        }
+    }
+
+    /// A choice point among `width` runnable units: the schedule chooses, unless the caller
+    /// (the explorer) forces a choice, which is then recorded as the schedule's.
+    pub fn choose(&mut self, width: usize, forced: Option<usize>) -> Result<ChoiceNote, RunError> {
+        let point = self.choice_points;
+        self.choice_points += 1;
+        let taken = match forced {
+            Some(i) => self.schedule.force(point, width, i),
+            None => self.schedule.choose(point, width)?,
+        };
+        Ok(ChoiceNote {
+            point,
+            candidates: width,
+            taken,
+        })
+    }
+
     /// As [`World::step`], letting the clock jump no further than `limit` (`None`: not at all).
     fn step_within(&mut self, limit: Option<u64>) -> Result<bool, RunError> {
-        let mut candidates = self.candidates();
-        if candidates.is_empty() {
-            let Some(limit) = limit else {
-                return Ok(false);
-            };
-            match self.timer_index.first() {
-                Some(&(due, _, _)) if due <= limit => {
-                    self.now = self.now.max(due);
-                    candidates = self.candidates();
-                }
-                _ => return Ok(false),
+        let candidates = self.next_candidates(limit);
+        let (index, choice) = match candidates.len() {
+            0 => return Ok(false),
+            1 => (0, None),
+            n => {
+                let note = self.choose(n, None)?;
+                (note.taken, Some(note))
             }
-        }
-        let (index, choice) = if candidates.len() > 1 {
-            let point = self.choice_points;
-            self.choice_points += 1;
-            let taken = self.schedule.choose(point, candidates.len())?;
-            (
-                taken,
-                Some(ChoiceNote {
-                    point,
-                    candidates: candidates.len(),
-                    taken,
-                }),
-            )
-        } else {
-            (0, None)
         };
         self.run_unit(candidates[index].unit, choice);
         Ok(true)
@@ -755,6 +767,12 @@ impl World {
             }
         }
         Ok(())
+    }
+
+    /// Moves the clock forward to `time` (never back), as the end of `run 100ms` does.
+    pub fn advance_clock_to(&mut self, time: u64) {
+        self.now = self.now.max(time);
+        self.check_waiters();
     }
 
     /// Whether any unit is queued or any timer pending.

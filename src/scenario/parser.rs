@@ -859,7 +859,13 @@ impl Context {
         if p.eat_keyword("rejected") {
             let name = if !p.at_end() && !Self::tags_follow(p) {
                 p.eat_keyword("with");
-                Some(p.ident("the rejection's error name, such as AbortError")?)
+                Some(match p.peek().map(|t| t.tok.clone()) {
+                    Some(Tok::Str(s)) => {
+                        p.next();
+                        s
+                    }
+                    _ => p.ident("the rejection's error name (such as AbortError) or a string")?,
+                })
             } else {
                 None
             };

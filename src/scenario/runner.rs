@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::ast::*;
+use crate::platform::event_loop::{Candidate, UNIT_BUDGET};
 use crate::platform::keys::{DocumentKey, ObservationKey};
 use crate::platform::navigable::{DocumentOptions, Lifecycle};
 use crate::platform::origin::Origin;
@@ -120,9 +121,18 @@ pub fn applies(tags: &[Tag], profile: &Profile) -> bool {
     })
 }
 
-struct Run<'a> {
+/// A subtest part-way through: between lines, or driving the simulation for one. The
+/// explorer clones it at choice points.
+#[derive(Clone)]
+pub struct SubtestRun<'a> {
     file: &'a ScenarioFile,
-    world: World,
+    subtest: &'a Subtest,
+    profile: Profile,
+    replaying: bool,
+    pub world: World,
+    /// The next line to act on.
+    index: usize,
+    drive: Option<Drive>,
     observations: BTreeMap<String, ObservationKey>,
     expectations: Vec<ExpectationResult>,
     /// (anchor, step) pairs an applicable `expect finding` covers.
@@ -132,87 +142,239 @@ struct Run<'a> {
     errored: bool,
 }
 
-/// Runs one subtest in a fresh world.
-pub fn run_subtest(file: &ScenarioFile, subtest: &Subtest, options: &RunOptions) -> SubtestResult {
-    let mut world = World::new(options.profile.clone());
-    world.set_tracing(options.trace);
-    if let Some(s) = &options.schedule {
-        world.set_schedule(s.clone());
-    }
-    let mut run = Run {
-        file,
-        world,
-        observations: BTreeMap::new(),
-        expectations: Vec::new(),
-        expected_findings: BTreeSet::new(),
-        expected_uncaught: BTreeSet::new(),
-        messages: Vec::new(),
-        errored: false,
-    };
-    for action in &subtest.actions {
-        if let Err(message) = run.act(action, &options.profile) {
-            run.messages
-                .push(format!("{}:{}: {message}", file.path, action.line));
-            run.errored = true;
-            break;
-        }
-    }
-    if !run.errored && options.schedule.is_some() {
-        if let Err(e) = run.world.check_schedule_used() {
-            run.messages.push(e.to_string());
-            run.errored = true;
-        }
-    }
-    // Findings and uncaught errors no expectation acknowledged fail the subtest.
-    let mut unexpected = false;
-    for f in run.world.findings() {
-        if !run.expected_findings.contains(&(f.anchor.to_string(), f.step.to_string())) {
-            run.messages.push(format!(
-                "unexpected finding: {f} (acknowledge it with `expect finding {} {}`)",
-                f.anchor, f.step
-            ));
-            unexpected = true;
-        }
-    }
-    for u in run.world.uncaught_errors() {
-        let name = u.error.split(':').next().unwrap_or("").to_string();
-        if !run.expected_uncaught.contains(&name) {
-            run.messages.push(format!(
-                "{}:{}: uncaught {} in a script of {}",
-                file.path, u.line, u.error, u.realm
-            ));
-            unexpected = true;
-        }
-    }
-    let failed = run.expectations.iter().any(|e| !e.passed) || unexpected;
-    let status = if run.errored {
-        Status::Error
-    } else if failed {
-        Status::Fail
-    } else {
-        Status::Pass
-    };
-    let outcome = run.outcome();
-    let world = run.world;
-    SubtestResult {
-        name: subtest.name.clone(),
-        line: subtest.line,
-        status,
-        messages: run.messages,
-        expectations: run.expectations,
-        schedule: world.recorded_schedule().to_string(),
-        choice_points: world.choice_points(),
-        units: world.units_run(),
-        time: world.now(),
-        findings: world.findings().to_vec(),
-        log: world.log().to_vec(),
-        coverage: world.coverage().clone(),
-        trace: world.trace.entries.clone(),
-        outcome,
-    }
+/// The simulation being driven for a line (`run`, `flush`, `step`, `observe ... =>`).
+#[derive(Clone, Copy, Debug)]
+struct Drive {
+    /// How far the clock may jump (`None`: not at all).
+    limit: Option<u64>,
+    /// Where the clock ends (`run 100ms`).
+    ends_at: Option<u64>,
+    /// How many units are left (`step N`).
+    steps_left: Option<u64>,
+    units: u64,
+    /// `observe DOC => outcome`: check the observation made by this line when the drive ends.
+    then_observe: Option<(ObservationKey, usize)>,
 }
 
-impl Run<'_> {
+/// What a subtest needs next.
+pub enum Next {
+    /// Several units may run: somebody must choose.
+    Choice(Vec<Candidate>),
+    Done,
+}
+
+/// Runs one subtest in a fresh world.
+pub fn run_subtest(file: &ScenarioFile, subtest: &Subtest, options: &RunOptions) -> SubtestResult {
+    let mut run = SubtestRun::new(file, subtest, options);
+    while let Next::Choice(candidates) = run.advance() {
+        run.take(&candidates, None);
+    }
+    run.finish()
+}
+
+impl<'a> SubtestRun<'a> {
+    pub fn new(file: &'a ScenarioFile, subtest: &'a Subtest, options: &RunOptions) -> SubtestRun<'a> {
+        let mut world = World::new(options.profile.clone());
+        world.set_tracing(options.trace);
+        if let Some(s) = &options.schedule {
+            world.set_schedule(s.clone());
+        }
+        SubtestRun {
+            file,
+            subtest,
+            profile: options.profile.clone(),
+            replaying: options.schedule.is_some(),
+            world,
+            index: 0,
+            drive: None,
+            observations: BTreeMap::new(),
+            expectations: Vec::new(),
+            expected_findings: BTreeSet::new(),
+            expected_uncaught: BTreeSet::new(),
+            messages: Vec::new(),
+            errored: false,
+        }
+    }
+
+    /// Acts on lines and drives the simulation until a choice must be made or the subtest ends.
+    pub fn advance(&mut self) -> Next {
+        loop {
+            if self.errored {
+                return Next::Done;
+            }
+            if let Some(drive) = self.drive {
+                if drive.steps_left == Some(0) {
+                    self.finish_drive();
+                    continue;
+                }
+                if drive.units >= UNIT_BUDGET {
+                    let e = crate::RunError::Budget {
+                        units: UNIT_BUDGET,
+                        time: self.world.now(),
+                    };
+                    self.fail_line(e.to_string());
+                    return Next::Done;
+                }
+                let candidates = self.world.next_candidates(drive.limit);
+                match candidates.len() {
+                    0 => self.finish_drive(),
+                    1 => {
+                        self.world.run_unit(candidates[0].unit, None);
+                        self.count_unit();
+                    }
+                    _ => return Next::Choice(candidates),
+                }
+                continue;
+            }
+            let Some(action) = self.subtest.actions.get(self.index) else {
+                return Next::Done;
+            };
+            if let Err(message) = self.act(action) {
+                self.fail_line(message);
+                return Next::Done;
+            }
+            if self.drive.is_none() {
+                self.index += 1;
+            }
+        }
+    }
+
+    /// Runs one of the candidates `advance` offered: the schedule's choice, or `forced`.
+    pub fn take(&mut self, candidates: &[Candidate], forced: Option<usize>) {
+        match self.world.choose(candidates.len(), forced) {
+            Ok(note) => {
+                self.world.run_unit(candidates[note.taken].unit, Some(note));
+                self.count_unit();
+            }
+            Err(e) => self.fail_line(e.to_string()),
+        }
+    }
+
+    fn count_unit(&mut self) {
+        if let Some(d) = self.drive.as_mut() {
+            d.units += 1;
+            if let Some(n) = d.steps_left.as_mut() {
+                *n -= 1;
+            }
+        }
+    }
+
+    fn fail_line(&mut self, message: String) {
+        let line = self
+            .subtest
+            .actions
+            .get(self.index)
+            .map(|a| a.line)
+            .unwrap_or(self.subtest.line);
+        self.messages
+            .push(format!("{}:{line}: {message}", self.file.path));
+        self.errored = true;
+    }
+
+    fn start_drive(&mut self, kind: RunKind, then_observe: Option<(ObservationKey, usize)>) {
+        let (limit, ends_at, steps_left) = match kind {
+            RunKind::Idle => (Some(u64::MAX), None, None),
+            RunKind::For(ms) => {
+                let until = self.world.now().saturating_add(ms);
+                (Some(until), Some(until), None)
+            }
+            RunKind::Flush => (None, None, None),
+            RunKind::Steps(n) => (Some(u64::MAX), None, Some(n)),
+        };
+        self.drive = Some(Drive {
+            limit,
+            ends_at,
+            steps_left,
+            units: 0,
+            then_observe,
+        });
+    }
+
+    fn finish_drive(&mut self) {
+        let Some(drive) = self.drive.take() else {
+            return;
+        };
+        if let Some(until) = drive.ends_at {
+            self.world.advance_clock_to(until);
+        }
+        if let Some((o, index)) = drive.then_observe {
+            let action = &self.subtest.actions[index];
+            if let ActionKind::Observe {
+                expect: Some((outcome, _)),
+                ..
+            } = &action.kind
+            {
+                let actual = self
+                    .world
+                    .observation_result(o)
+                    .map(|r| r.outcome.name())
+                    .unwrap_or("not finished");
+                self.record(action, actual == outcome.name(), outcome.name().into(), actual.into());
+            }
+        }
+        // The line that drove the simulation is done: the next line follows.
+        self.index += 1;
+    }
+
+    /// Ends the run: findings and uncaught errors no expectation acknowledged fail it.
+    pub fn finish(mut self) -> SubtestResult {
+        if !self.errored && self.replaying {
+            if let Err(e) = self.world.check_schedule_used() {
+                self.messages.push(e.to_string());
+                self.errored = true;
+            }
+        }
+        let mut unexpected = false;
+        for f in self.world.findings() {
+            if !self
+                .expected_findings
+                .contains(&(f.anchor.to_string(), f.step.to_string()))
+            {
+                self.messages.push(format!(
+                    "unexpected finding: {f} (acknowledge it with `expect finding {} {}`)",
+                    f.anchor, f.step
+                ));
+                unexpected = true;
+            }
+        }
+        for u in self.world.uncaught_errors() {
+            let name = u.error.split(':').next().unwrap_or("").to_string();
+            if !self.expected_uncaught.contains(&name) {
+                self.messages.push(format!(
+                    "{}:{}: uncaught {} in a script of {}",
+                    self.file.path, u.line, u.error, u.realm
+                ));
+                unexpected = true;
+            }
+        }
+        let failed = self.expectations.iter().any(|e| !e.passed) || unexpected;
+        let status = if self.errored {
+            Status::Error
+        } else if failed {
+            Status::Fail
+        } else {
+            Status::Pass
+        };
+        let outcome = self.outcome();
+        let world = self.world;
+        SubtestResult {
+            name: self.subtest.name.clone(),
+            line: self.subtest.line,
+            status,
+            messages: self.messages,
+            expectations: self.expectations,
+            schedule: world.recorded_schedule().to_string(),
+            choice_points: world.choice_points(),
+            units: world.units_run(),
+            time: world.now(),
+            findings: world.findings().to_vec(),
+            log: world.log().to_vec(),
+            coverage: world.coverage().clone(),
+            trace: world.trace.entries.clone(),
+            outcome,
+        }
+    }
+
     fn doc(&self, name: &str) -> Result<DocumentKey, String> {
         match self.world.lookup(name) {
             Some(Value::Window(d)) => Ok(*d),
@@ -221,7 +383,10 @@ impl Run<'_> {
         }
     }
 
-    fn act(&mut self, action: &Action, profile: &Profile) -> Result<(), String> {
+    /// Acts on one line. A line that drives the simulation starts a drive; the drive's end
+    /// moves on to the next line.
+    fn act(&mut self, action: &Action) -> Result<(), String> {
+        let profile = self.profile.clone();
         let w = &mut self.world;
         match &action.kind {
             ActionKind::Page { name, url, loading, policy, site_keyed } => {
@@ -287,16 +452,7 @@ impl Run<'_> {
                 });
                 self.world.queue_task(doc, block.clone(), completion);
             }
-            ActionKind::Run(kind) => {
-                let w = &mut self.world;
-                match kind {
-                    RunKind::Idle => w.run_until_idle(),
-                    RunKind::For(ms) => w.run_for(*ms),
-                    RunKind::Flush => w.flush(),
-                    RunKind::Steps(n) => (0..*n).try_for_each(|_| w.step().map(|_| ())),
-                }
-                .map_err(|e| e.to_string())?;
-            }
+            ActionKind::Run(kind) => self.start_drive(*kind, None),
             ActionKind::Remove(name) => {
                 let d = self.doc(name)?;
                 self.world.remove_iframe(d).map_err(|e| e.to_string())?;
@@ -323,21 +479,19 @@ impl Run<'_> {
             ActionKind::Observe { doc, name, expect } => {
                 // `observe top => outcome [tags]` is a line for the tagged profiles only.
                 if let Some((_, tags)) = expect {
-                    if !applies(tags, profile) {
+                    if !applies(tags, &profile) {
                         return Ok(());
                     }
                 }
                 let d = self.doc(doc)?;
                 let o = self.world.observe(d, name);
                 self.observations.insert(name.clone(), o);
-                if let Some((outcome, _)) = expect {
-                    self.world.run_until_idle().map_err(|e| e.to_string())?;
-                    let actual = self.world.observation_result(o).map(|r| r.outcome.name()).unwrap_or("not finished");
-                    self.record(action, actual == outcome.name(), outcome.name().into(), actual.into());
+                if expect.is_some() {
+                    self.start_drive(RunKind::Idle, Some((o, self.index)));
                 }
             }
             ActionKind::Expect(e) => {
-                if applies(&e.tags, profile) {
+                if applies(&e.tags, &profile) {
                     self.check(action, &e.kind)?;
                 }
             }
@@ -593,7 +747,6 @@ impl Run<'_> {
         out.push(("log".into(), format!("{log:?}")));
         let findings: Vec<String> = self.world.findings().iter().map(|f| format!("{} {}", f.anchor, f.step)).collect();
         out.push(("findings".into(), format!("{findings:?}")));
-        let _ = self.file;
         out
     }
 }

@@ -445,6 +445,11 @@ impl World {
                 p
             }
         };
+        // The callback was called from outside any script, so the microtasks it queued run
+        // now ("clean up after running script"), before the steps below.
+        if self.script_depth == 0 {
+            self.clean_up_after_running_script();
+        }
         step!(self, RUN_A_TOOL, "5", Some(target));
         // 6. Fire toolactivated at the tool's ModelContext, then at its Window, after the
         //    callback started (WPT executeTool-abort logs "tool started" first).
