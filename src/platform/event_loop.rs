@@ -162,6 +162,8 @@ pub enum ParallelStepKind {
     },
     /// `executeTool()`: find the tool's document and queue the task that runs it.
     ExecuteToolDispatch { execution: ExecutionKey },
+    /// `executeTool()`: the caller aborted; tell the tool's document.
+    ExecuteToolCancel { execution: ExecutionKey },
     /// What a caller of "wait for tools to be ready" does once the wait has ended.
     AfterWait { caller: WaitCaller },
     /// A navigation started by script commits.
@@ -292,7 +294,7 @@ impl World {
     /// Starts a new parallel queue for the steps of one "in parallel" block.
     ///
     /// <https://html.spec.whatwg.org/multipage/infrastructure.html#in-parallel>
-    pub(crate) fn in_parallel(&mut self, label: String, steps: Vec<ParallelStepKind>) {
+    pub(crate) fn in_parallel(&mut self, label: String, steps: Vec<ParallelStepKind>) -> ParallelQueueKey {
         let queue = self.parallel_queues.insert(ParallelQueue {
             label,
             steps: VecDeque::new(),
@@ -302,6 +304,7 @@ impl World {
         for kind in steps {
             self.enqueue_parallel_step(queue, kind);
         }
+        queue
     }
 
     /// <https://html.spec.whatwg.org/multipage/infrastructure.html#enqueue-the-following-steps>
@@ -519,6 +522,10 @@ impl World {
                 "executeTool() dispatches {:?}",
                 self.executions[*execution].tool_name
             ),
+            ParallelStepKind::ExecuteToolCancel { execution } => format!(
+                "executeTool() passes on the cancellation of {:?}",
+                self.executions[*execution].tool_name
+            ),
             ParallelStepKind::AfterWait { caller } => match caller {
                 WaitCaller::Observation(o) => format!(
                     "observation {} goes on after its wait for tools to be ready",
@@ -689,6 +696,9 @@ impl World {
                 } => self.get_tools_in_parallel(q, caller, promise, from_origins),
                 ParallelStepKind::ExecuteToolDispatch { execution } => {
                     self.execute_tool_dispatch(execution)
+                }
+                ParallelStepKind::ExecuteToolCancel { execution } => {
+                    self.execute_tool_cancel_in_parallel(execution)
                 }
                 ParallelStepKind::AfterWait { caller } => {
                     // Only reached when a wait returned at once.

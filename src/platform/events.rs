@@ -64,6 +64,7 @@ impl Event {
             ("target".to_string(), Value::string(target)),
             ("bubbles".to_string(), Value::Bool(false)),
             ("cancelable".to_string(), Value::Bool(false)),
+            ("composed".to_string(), Value::Bool(false)),
             ("isTrusted".to_string(), Value::Bool(true)),
         ];
         if let Some(r) = self.ready {

@@ -137,6 +137,9 @@ pub enum PromiseExpect {
 #[derive(Clone, Debug, PartialEq)]
 pub enum LogExpect {
     Exactly(Vec<String>),
+    /// `expect log in [[...], [...]]`: one of these orders; under `explore`, exactly this set
+    /// of orders across all schedules.
+    OneOf(Vec<Vec<String>>),
     Contains(String),
     Lacks(String),
 }
@@ -171,5 +174,8 @@ pub enum ExpectKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expectation {
     pub tags: Vec<Tag>,
+    /// `expect sometimes ...`: allowed, not required: under `explore` it must hold on some
+    /// schedule; a single run does not fail on it.
+    pub sometimes: bool,
     pub kind: ExpectKind,
 }

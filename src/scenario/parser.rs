@@ -353,8 +353,10 @@ fn collect_names(path: &str, lines: &[Line], names: &mut BTreeSet<String>) -> Re
                         names.insert(n.to_string());
                     }
                 }
-                Tok::Punct("=") if i == 1 => {
-                    if let Some(n) = word(0) {
+                // `name = ...` at the start of a statement: of the line, or after a block's `:`.
+                Tok::Punct("=") if i >= 1 => {
+                    let starts_statement = i == 1 || matches!(toks[i - 2].tok, Tok::Punct(":"));
+                    if let (true, Some(n)) = (starts_statement, word(i - 1)) {
                         names.insert(n.to_string());
                     }
                 }
@@ -549,6 +551,7 @@ impl Context {
                 p.next();
                 let doc = self.document_name(&mut p)?;
                 if p.eat_punct("=>") {
+                    p.in_expectation = true;
                     let outcome = self.outcome(&mut p)?;
                     let tags = self.tags(&mut p)?;
                     p.end()?;
@@ -586,6 +589,7 @@ impl Context {
             }
             "expect" => {
                 p.next();
+                p.in_expectation = true;
                 let e = self.expectation(&mut p)?;
                 p.end()?;
                 self.no_children(line, "expect")?;
@@ -722,24 +726,52 @@ impl Context {
         Ok(tags)
     }
 
-    /// Whether the tokens from here to the end are a tag list.
-    fn tags_follow(p: &Parser) -> bool {
+    /// Whether the tokens from here to the end are an expectation's tag list: `[name, ...]`
+    /// or `[switch=value, ...]`. Only expectations have tags.
+    fn tags_follow(&self, p: &Parser) -> bool {
+        if !p.in_expectation {
+            return false;
+        }
         let rest = &p.toks[p.pos..];
-        if !matches!(rest.first(), Some(Token { tok: Tok::Punct("["), .. })) {
+        if rest.len() < 3
+            || !matches!(rest[0].tok, Tok::Punct("["))
+            || !matches!(rest[rest.len() - 1].tok, Tok::Punct("]"))
+        {
             return false;
         }
-        if !matches!(rest.last(), Some(Token { tok: Tok::Punct("]"), .. })) {
-            return false;
-        }
-        rest[1..rest.len() - 1].iter().all(|t| {
-            matches!(t.tok, Tok::Ident(_) | Tok::Punct(",") | Tok::Punct("=") | Tok::Number(_) | Tok::Duration(_))
-        }) && rest.len() > 2
+        rest[1..rest.len() - 1].split(|t| t.tok == Tok::Punct(",")).all(|tag| {
+            matches!(
+                tag,
+                [Token { tok: Tok::Ident(_), .. }]
+                    | [Token { tok: Tok::Ident(_), .. }, Token { tok: Tok::Punct("="), .. }, Token { tok: Tok::Ident(_) | Tok::Number(_) | Tok::Duration(_), .. }]
+            )
+        })
     }
 
     fn expectation(&self, p: &mut Parser) -> Result<Expectation, ParseError> {
+        let sometimes = p.eat_keyword("sometimes");
         let kind = self.expect_kind(p)?;
         let tags = self.tags(p)?;
-        Ok(Expectation { tags, kind })
+        Ok(Expectation { tags, sometimes, kind })
+    }
+
+    /// `["a", "b"]`: a list of logged lines.
+    fn string_list(&self, p: &mut Parser) -> Result<Vec<String>, ParseError> {
+        p.punct("[")?;
+        let mut lines = Vec::new();
+        if !p.eat_punct("]") {
+            loop {
+                lines.push(p.string("a logged line in quotes")?);
+                if p.eat_punct("]") {
+                    break;
+                }
+                p.punct(",")?;
+                if p.eat_punct("]") {
+                    break;
+                }
+            }
+        }
+        Ok(lines)
     }
 
     fn expect_kind(&self, p: &mut Parser) -> Result<ExpectKind, ParseError> {
@@ -786,12 +818,11 @@ impl Context {
                     if p.eat_keyword("lacks") {
                         return Ok(ExpectKind::Log(LogExpect::Lacks(p.string("the text in quotes")?)));
                     }
-                    p.punct("==")?;
-                    p.punct("[")?;
-                    let mut lines = Vec::new();
-                    if !p.eat_punct("]") {
+                    if p.eat_keyword("in") {
+                        p.punct("[")?;
+                        let mut orders = Vec::new();
                         loop {
-                            lines.push(p.string("a logged line in quotes")?);
+                            orders.push(self.string_list(p)?);
                             if p.eat_punct("]") {
                                 break;
                             }
@@ -800,8 +831,13 @@ impl Context {
                                 break;
                             }
                         }
+                        return Ok(ExpectKind::Log(LogExpect::OneOf(orders)));
                     }
-                    return Ok(ExpectKind::Log(LogExpect::Exactly(lines)));
+                    if !p.peek_punct("==") {
+                        return Err(p.error_expected("`==`, `in`, `contains` or `lacks`"));
+                    }
+                    p.punct("==")?;
+                    return Ok(ExpectKind::Log(LogExpect::Exactly(self.string_list(p)?)));
                 }
                 _ => {}
             }
@@ -857,7 +893,7 @@ impl Context {
             return Ok(ExpectKind::Promise { promise: actual, state: PromiseExpect::Fulfilled(value) });
         }
         if p.eat_keyword("rejected") {
-            let name = if !p.at_end() && !Self::tags_follow(p) {
+            let name = if !p.at_end() && !self.tags_follow(p) {
                 p.eat_keyword("with");
                 Some(match p.peek().map(|t| t.tok.clone()) {
                     Some(Tok::Str(s)) => {
@@ -1048,7 +1084,7 @@ impl Context {
                 } else {
                     e = Expr::Member(Box::new(e), name);
                 }
-            } else if p.peek_punct("[") && !Self::tags_follow(p) {
+            } else if p.peek_punct("[") && !self.tags_follow(p) {
                 p.next();
                 let index = self.expr(p)?;
                 p.punct("]")?;
@@ -1228,6 +1264,8 @@ struct Parser<'a> {
     pos: usize,
     /// Where the line ends, for "found end of line".
     end_at: (u32, u32),
+    /// Parsing an expectation, which may end in a tag list.
+    in_expectation: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -1237,7 +1275,13 @@ impl<'a> Parser<'a> {
             .last()
             .map(|(l, c)| (*l, c + 1))
             .unwrap_or((line.line, line.column));
-        Parser { path, toks, pos: 0, end_at }
+        Parser {
+            path,
+            toks,
+            pos: 0,
+            end_at,
+            in_expectation: false,
+        }
     }
 
     fn peek(&self) -> Option<&Token> {

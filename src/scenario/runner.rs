@@ -43,11 +43,16 @@ pub enum Status {
 }
 
 /// One expectation's verdict.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct ExpectationResult {
     pub line: u32,
     pub column: u32,
     pub text: String,
+    /// An `expect sometimes`: a single run does not fail on it.
+    pub sometimes: bool,
+    /// For `expect log in [...]`: the orders it permits, which `explore` must all reach.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub permitted: Vec<String>,
     pub passed: bool,
     pub expected: String,
     pub actual: String,
@@ -347,7 +352,7 @@ impl<'a> SubtestRun<'a> {
                 unexpected = true;
             }
         }
-        let failed = self.expectations.iter().any(|e| !e.passed) || unexpected;
+        let failed = self.expectations.iter().any(|e| !e.passed && !e.sometimes) || unexpected;
         let status = if self.errored {
             Status::Error
         } else if failed {
@@ -492,7 +497,14 @@ impl<'a> SubtestRun<'a> {
             }
             ActionKind::Expect(e) => {
                 if applies(&e.tags, &profile) {
+                    let before = self.expectations.len();
                     self.check(action, &e.kind)?;
+                    if let Some(r) = self.expectations.get_mut(before) {
+                        r.sometimes = e.sometimes;
+                        if let ExpectKind::Log(LogExpect::OneOf(orders)) = &e.kind {
+                            r.permitted = orders.iter().map(|o| format!("{o:?}")).collect();
+                        }
+                    }
                 }
             }
         }
@@ -518,6 +530,8 @@ impl<'a> SubtestRun<'a> {
             line: action.line,
             column: action.column,
             text: action.text.clone(),
+            sometimes: false,
+            permitted: Vec::new(),
             passed,
             expected,
             actual,
@@ -563,6 +577,10 @@ impl<'a> SubtestRun<'a> {
                 let actual = format!("{lines:?}");
                 let (passed, expected) = match expect {
                     LogExpect::Exactly(want) => (lines == *want, format!("{want:?}")),
+                    LogExpect::OneOf(orders) => (
+                        orders.contains(&lines),
+                        format!("one of {}", orders.iter().map(|o| format!("{o:?}")).collect::<Vec<_>>().join(" or ")),
+                    ),
                     LogExpect::Contains(s) => (lines.iter().any(|l| l == s), format!("a line {s:?}")),
                     LogExpect::Lacks(s) => (!lines.iter().any(|l| l == s), format!("no line {s:?}")),
                 };

@@ -31,7 +31,11 @@ pub struct Execution {
     pub input: String,
     /// The `AbortSignal` the tool's callback was given.
     pub tool_signal: Option<SignalKey>,
+    /// The parallel queue of this call's in-parallel steps, while it has steps left: a
+    /// cancellation goes through it, so it reaches the tool's document after the dispatch.
+    pub channel: Option<ParallelQueueKey>,
     pub started: bool,
+    /// The tool's result (or failure) was sent back.
     pub finished: bool,
     pub cancelled: bool,
 }
@@ -309,6 +313,7 @@ impl World {
             requested_origin: origin,
             input,
             tool_signal: None,
+            channel: None,
             started: false,
             finished: false,
             cancelled: false,
@@ -320,10 +325,11 @@ impl World {
         }
         // 10. In parallel, find the tool and queue the task that runs it.
         step!(self, EXECUTE_TOOL, "10", Some(caller));
-        self.in_parallel(
+        let channel = self.in_parallel(
             format!("executeTool({name:?}) of {}", self.label(caller)),
             vec![ParallelStepKind::ExecuteToolDispatch { execution }],
         );
+        self.executions[execution].channel = Some(channel);
         // 11. Return promise.
         step!(self, EXECUTE_TOOL, "11", Some(caller));
         promise
@@ -344,19 +350,29 @@ impl World {
         self.executions[execution].cancelled = true;
         step!(self, EXECUTE_TOOL, "9.2", Some(e.caller));
         self.reject_promise(e.promise, reason);
-        // 9.3. A tool that is running is told, from a task in its document.
-        if e.started {
-            if let Some(target) = e.target {
-                step!(self, EXECUTE_TOOL, "9.3", Some(e.caller), "the tool is running: cancel it");
+        // 9.3. In parallel, after the dispatch (through the same parallel queue while it has
+        //      steps left), tell the tool's document. The tool is not stopped from starting:
+        //      WPT executeTool-abort expects a tool whose caller aborted at once to start and
+        //      then see its signal aborted.
+        step!(self, EXECUTE_TOOL, "9.3", Some(e.caller), "tell the tool's document");
+        let channel = e.channel.filter(|q| self.parallel_queues.contains_key(*q));
+        match channel {
+            Some(q) => self.enqueue_parallel_step(q, ParallelStepKind::ExecuteToolCancel { execution }),
+            None => {
                 self.in_parallel(
                     format!("cancel {:?}", e.tool_name),
-                    vec![ParallelStepKind::QueueGlobalTask {
-                        document: target,
-                        source: TaskSource::Webmcp,
-                        action: TaskAction::CancelTool { execution },
-                    }],
+                    vec![ParallelStepKind::ExecuteToolCancel { execution }],
                 );
             }
+        }
+    }
+
+    /// executeTool() step 9.3, in parallel: queue the task that cancels the tool in its
+    /// document (nothing when the dispatch found no tool).
+    pub(crate) fn execute_tool_cancel_in_parallel(&mut self, execution: ExecutionKey) {
+        let e = &self.executions[execution];
+        if let (Some(target), false) = (e.target, e.finished) {
+            self.queue_global_task(target, TaskSource::Webmcp, TaskAction::CancelTool { execution });
         }
     }
 
@@ -405,12 +421,13 @@ impl World {
         let Some(target) = e.target else {
             return;
         };
-        // 1. A cancelled execution does not start.
+        // 1. The tool starts even if its caller has aborted already: the cancellation comes in
+        //    a later task of this document (WPT executeTool-abort).
         if e.cancelled {
-            step!(self, RUN_A_TOOL, "1", Some(target), "cancelled before it started");
-            return;
+            step!(self, RUN_A_TOOL, "1", Some(target), "the caller has aborted; the tool starts, and its cancellation follows");
+        } else {
+            step!(self, RUN_A_TOOL, "1", Some(target));
         }
-        step!(self, RUN_A_TOOL, "1", Some(target));
         // 2. The tool may have been unregistered since: UnknownError.
         let Some(definition) = self.model_context(target).tool_map.get(&e.tool_name).cloned() else {
             step!(self, RUN_A_TOOL, "2", Some(target), "{:?} is no longer registered: UnknownError", e.tool_name);
@@ -451,8 +468,10 @@ impl World {
             self.clean_up_after_running_script();
         }
         step!(self, RUN_A_TOOL, "5", Some(target));
-        // 6. Fire toolactivated at the tool's ModelContext, then at its Window, after the
-        //    callback started (WPT executeTool-abort logs "tool started" first).
+        // 6. Fire toolactivated at the tool's Window, then at its ModelContext, after the
+        //    callback started (WPT executeTool-abort logs "tool started" first; in
+        //    executeTool-events, script resuming after the ModelContext's event has already
+        //    seen the Window's).
         step!(self, RUN_A_TOOL, "6", Some(target));
         let context = self.documents[target].model_context;
         let event = Event {
@@ -461,8 +480,8 @@ impl World {
             ready: None,
             tool_name: Some(e.tool_name.clone()),
         };
-        self.dispatch_event(EventTargetRef::ModelContext(context), event.clone());
-        self.dispatch_event(EventTargetRef::Window(target), event);
+        self.dispatch_event(EventTargetRef::Window(target), event.clone());
+        self.dispatch_event(EventTargetRef::ModelContext(context), event);
         // 7. React to the result (see `execute_tool_result`).
         self.perform_promise_then(
             result,
@@ -523,8 +542,8 @@ impl World {
         let (Some(target), Some(signal)) = (e.target, e.tool_signal) else {
             return;
         };
-        // 1. Only a tool that started and has not finished is cancelled.
-        if !e.started || (e.finished && !e.cancelled) {
+        // 1. Only a tool that started and has not sent its result back is cancelled.
+        if !e.started || e.finished {
             step!(self, CANCEL_A_TOOL, "1", Some(target), "not running");
             return;
         }
@@ -532,7 +551,7 @@ impl World {
         // 2. Abort the tool's signal with an AbortError.
         step!(self, CANCEL_A_TOOL, "2", Some(target));
         self.signal_abort(signal, None);
-        // 3. Fire toolcancel at the ModelContext, then at the Window.
+        // 3. Fire toolcancel at the Window, then at the ModelContext, as toolactivated.
         step!(self, CANCEL_A_TOOL, "3", Some(target));
         let context = self.documents[target].model_context;
         let event = Event {
@@ -541,8 +560,8 @@ impl World {
             ready: None,
             tool_name: Some(e.tool_name.clone()),
         };
-        self.dispatch_event(EventTargetRef::ModelContext(context), event.clone());
-        self.dispatch_event(EventTargetRef::Window(target), event);
+        self.dispatch_event(EventTargetRef::Window(target), event.clone());
+        self.dispatch_event(EventTargetRef::ModelContext(context), event);
     }
 
     /// A document went away: executions of its tools that were still running are rejected

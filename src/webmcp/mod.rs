@@ -9,6 +9,7 @@
 //!   and WPT but without algorithm text; each step says what the engine chose.
 
 pub mod agent_api;
+pub mod input_schema;
 pub mod observation;
 pub mod readiness;
 pub mod registry;
