@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod explore;
 pub mod platform;
 pub mod profile;
 pub mod report;

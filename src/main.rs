@@ -98,6 +98,29 @@ enum Command {
         #[arg(long)]
         require_full: bool,
     },
+    /// Run every schedule the spec permits at the choice points, and check every expectation
+    /// (and the invariants) on each.
+    Explore {
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        profiles: ProfileArgs,
+        #[arg(long)]
+        subtest: Option<String>,
+        /// Stop after this many schedules have been run to their end.
+        #[arg(long)]
+        max_schedules: Option<u64>,
+        /// Stop after this many seconds.
+        #[arg(long)]
+        max_seconds: Option<f64>,
+        /// Enumerate naively: do not merge states already explored.
+        #[arg(long)]
+        no_reduction: bool,
+        /// Worker threads (default: the machine's cores); results do not depend on it.
+        #[arg(long)]
+        threads: Option<usize>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: SimpleFormat,
+    },
     /// The named profiles and every switch, with its values and where it comes from.
     Profiles {
         #[arg(long, value_enum, default_value = "human")]
@@ -293,6 +316,79 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
                 return Ok(1);
             }
             Ok(0)
+        }
+        Command::Explore { paths, profiles, subtest, max_schedules, max_seconds, no_reduction, threads, format } => {
+            use webmcp_ref::explore::{explore_all, ExploreOptions, Progress};
+            let built: Vec<Profile> = profiles
+                .profile
+                .iter()
+                .map(|p| build_profile(p, &profiles.sets))
+                .collect::<Result<_, _>>()?;
+            let files = load_all(paths)?;
+            if let Some(name) = &subtest {
+                let any = files.iter().flat_map(|f| &f.subtests).any(|s| s.name.contains(name.as_str()));
+                if !any {
+                    return Err(BadInput(format!("no subtest matches {name:?}")));
+                }
+            }
+            let options: Vec<ExploreOptions> = built
+                .iter()
+                .map(|p| ExploreOptions {
+                    profile: p.clone(),
+                    subtest: subtest.clone(),
+                    max_schedules,
+                    max_seconds,
+                    reduce: !no_reduction,
+                    invariants: true,
+                })
+                .collect();
+            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+            let progress = Progress::default();
+            let done = std::sync::atomic::AtomicBool::new(false);
+            let started = std::time::Instant::now();
+            let results = std::thread::scope(|scope| {
+                scope.spawn(|| {
+                    // Progress on stderr once the run has taken more than a second.
+                    let mut last = std::time::Instant::now();
+                    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                        std::thread::sleep(std::time::Duration::from_millis(50));
+                        if started.elapsed().as_secs_f64() > 1.0 && last.elapsed().as_secs_f64() >= 1.0 {
+                            last = std::time::Instant::now();
+                            eprintln!(
+                                "exploring: {} states, {} schedules run, {:.0} s",
+                                progress.states.load(std::sync::atomic::Ordering::Relaxed),
+                                progress.schedules.load(std::sync::atomic::Ordering::Relaxed),
+                                started.elapsed().as_secs_f64()
+                            );
+                        }
+                    }
+                });
+                let r = explore_all(&files, &options, threads, &progress);
+                done.store(true, std::sync::atomic::Ordering::Relaxed);
+                r
+            });
+            let elapsed = started.elapsed();
+            match format {
+                SimpleFormat::Human => {
+                    write!(stdout, "{}", report::explorations_human(&results, &profiles.sets))?;
+                    let states: u64 = results.iter().map(|e| e.states).sum();
+                    let schedules: u128 = results.iter().map(|e| e.schedules).sum();
+                    let failed = results.iter().filter(|e| e.complete && !e.passed()).count();
+                    let incomplete = results.iter().filter(|e| !e.complete).count();
+                    writeln!(
+                        stdout,
+                        "\n{} subtests explored: {} passed, {failed} failed, {incomplete} incomplete; {schedules} schedules, {states} distinct states, {:.2} s",
+                        results.len(),
+                        results.len() - failed - incomplete,
+                        elapsed.as_secs_f64()
+                    )?;
+                }
+                SimpleFormat::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&results)?)?,
+            }
+            if results.iter().any(|e| !e.complete) {
+                return Ok(3);
+            }
+            Ok(if results.iter().all(|e| e.passed()) { 0 } else { 1 })
         }
         Command::Profiles { format } => {
             match format {

@@ -124,7 +124,7 @@ pub struct Microtask {
 }
 
 /// An event loop: its task queues (one per task source) and its microtask queue.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Hash)]
 pub struct EventLoop {
     pub label: String,
     pub queues: [VecDeque<Task>; 4],
@@ -184,7 +184,7 @@ pub struct ParallelStep {
 /// A parallel queue: the AI agent queue, or the steps of one "in parallel" block.
 ///
 /// <https://html.spec.whatwg.org/multipage/infrastructure.html#parallel-queue>
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct ParallelQueue {
     pub label: String,
     pub steps: VecDeque<ParallelStep>,

@@ -15,7 +15,7 @@ use crate::{step, WorldError};
 /// A navigable. A top-level traversable is one without a parent.
 ///
 /// <https://html.spec.whatwg.org/multipage/document-sequences.html#navigable>
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct Navigable {
     /// The frame's name in the scenario (the page's name for a top-level traversable).
     pub label: String,
@@ -54,7 +54,7 @@ pub enum Lifecycle {
 }
 
 /// A `Document` (with its `Window`, its realm and its environment settings object).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct Document {
     pub label: String,
     pub url: Url,

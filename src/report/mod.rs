@@ -266,3 +266,91 @@ pub fn missing_required(coverage: &Coverage) -> Vec<String> {
         })
         .collect()
 }
+
+/// Human-readable explorations.
+pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[String]) -> String {
+    let mut out = String::new();
+    for e in results {
+        let verdict = if !e.complete {
+            "INCOMPLETE"
+        } else if e.passed() {
+            "PASS"
+        } else {
+            "FAIL"
+        };
+        let _ = writeln!(
+            out,
+            "{verdict:<10} {} :: {:?} [{}]\n           {} schedules, {} distinct states ({} met again), {} units run, {} schedules run to the end",
+            e.file, e.subtest, e.profile, e.schedules, e.states, e.merged, e.units, e.leaves_run
+        );
+        // Only the values that differ between outcomes say anything.
+        let keys: Vec<&str> = {
+            let mut k: Vec<&str> = e.outcomes.iter().flat_map(|o| o.values.iter().map(|(k, _)| k.as_str())).collect();
+            k.sort();
+            k.dedup();
+            k.into_iter()
+                .filter(|key| {
+                    let vals: Vec<Option<&str>> = e
+                        .outcomes
+                        .iter()
+                        .map(|o| o.values.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()))
+                        .collect();
+                    vals.windows(2).any(|w| w[0] != w[1])
+                })
+                .collect()
+        };
+        let _ = writeln!(out, "           {} distinct outcome(s):", e.outcomes.len());
+        for o in &e.outcomes {
+            let _ = write!(out, "           {:>8} schedule(s), e.g. {:<12}", o.schedules, o.schedule);
+            let shown: Vec<String> = o
+                .values
+                .iter()
+                .filter(|(k, _)| keys.contains(&k.as_str()))
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            if shown.is_empty() {
+                let _ = write!(out, " (the only outcome)");
+            } else {
+                let _ = write!(out, " {}", shown.join("; "));
+            }
+            out.push('\n');
+            for m in &o.messages {
+                let _ = writeln!(out, "                    {m}");
+            }
+        }
+        for v in &e.expectations {
+            let mode = if v.sometimes { "on some schedule" } else { "on every schedule" };
+            if v.holds {
+                let _ = writeln!(
+                    out,
+                    "           holds {mode} ({} of {}): line {}: {}",
+                    v.passing_schedules,
+                    v.passing_schedules + v.failing_schedules,
+                    v.line,
+                    v.text
+                );
+                continue;
+            }
+            let _ = writeln!(out, "           FAILS {mode}: {}:{}: {}", e.file, v.line, v.text);
+            let _ = writeln!(out, "               expected: {}", v.expected);
+            let _ = writeln!(
+                out,
+                "               held on {} schedule(s), failed on {}; seen: {}",
+                v.passing_schedules,
+                v.failing_schedules,
+                v.seen.join(" | ")
+            );
+            for u in &v.unreached {
+                let _ = writeln!(out, "               no schedule reaches the permitted order {u}");
+            }
+            if let Some(c) = &v.counterexample {
+                let _ = writeln!(out, "               shortest counterexample: {c}");
+                let _ = writeln!(out, "               replay: {}", replay_command(&e.file, &e.subtest, &e.profile, sets, c));
+            }
+        }
+        for m in &e.errors {
+            let _ = writeln!(out, "           {m}");
+        }
+    }
+    out
+}

@@ -145,7 +145,12 @@ pub struct SubtestRun<'a> {
     expected_uncaught: BTreeSet<String>,
     messages: Vec<String>,
     errored: bool,
+    /// Checks run after every unit of work (the explorer's invariants).
+    after_unit: Option<UnitCheck>,
 }
+
+/// A check run after every unit: `Some(message)` when it does not hold.
+pub type UnitCheck = fn(&World) -> Vec<String>;
 
 /// The simulation being driven for a line (`run`, `flush`, `step`, `observe ... =>`).
 #[derive(Clone, Copy, Debug)]
@@ -198,6 +203,50 @@ impl<'a> SubtestRun<'a> {
             expected_uncaught: BTreeSet::new(),
             messages: Vec::new(),
             errored: false,
+            after_unit: None,
+        }
+    }
+
+    /// Runs `check` after every unit of work; what it reports is added to the run's messages
+    /// (once per message) and fails the subtest.
+    pub fn check_after_every_unit(&mut self, check: UnitCheck) {
+        self.after_unit = Some(check);
+    }
+
+    /// The profile this run is under.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// A hash of the run's state: the world's (see [`World::hash_state`]) and where the
+    /// subtest is (line, drive, expectation results so far, messages). Renumbers the world's
+    /// sequence numbers first.
+    pub fn state_hash(&mut self) -> u128 {
+        use std::hash::Hash;
+        self.world.normalize_sequence_numbers();
+        let mut h = crate::explore::state::StateHasher::default();
+        self.world.hash_state(&mut h);
+        self.index.hash(&mut h);
+        if let Some(d) = &self.drive {
+            (d.limit, d.ends_at, d.steps_left, d.units, d.then_observe).hash(&mut h);
+        }
+        self.observations.hash(&mut h);
+        self.expectations.hash(&mut h);
+        self.expected_findings.hash(&mut h);
+        self.expected_uncaught.hash(&mut h);
+        self.messages.hash(&mut h);
+        self.errored.hash(&mut h);
+        h.finish128()
+    }
+
+    fn unit_ran(&mut self) {
+        if let Some(check) = self.after_unit {
+            for m in check(&self.world) {
+                let m = format!("invariant violated: {m}");
+                if !self.messages.contains(&m) {
+                    self.messages.push(m);
+                }
+            }
         }
     }
 
@@ -226,6 +275,7 @@ impl<'a> SubtestRun<'a> {
                     1 => {
                         self.world.run_unit(candidates[0].unit, None);
                         self.count_unit();
+                        self.unit_ran();
                     }
                     _ => return Next::Choice(candidates),
                 }
@@ -250,6 +300,7 @@ impl<'a> SubtestRun<'a> {
             Ok(note) => {
                 self.world.run_unit(candidates[note.taken].unit, Some(note));
                 self.count_unit();
+                self.unit_ran();
             }
             Err(e) => self.fail_line(e.to_string()),
         }
@@ -352,6 +403,15 @@ impl<'a> SubtestRun<'a> {
                 unexpected = true;
             }
         }
+        if let Some(check) = self.after_unit {
+            for m in check(&self.world) {
+                let m = format!("invariant violated at the end: {m}");
+                if !self.messages.contains(&m) {
+                    self.messages.push(m);
+                }
+            }
+        }
+        let unexpected = unexpected || self.messages.iter().any(|m| m.starts_with("invariant violated"));
         let failed = self.expectations.iter().any(|e| !e.passed && !e.sometimes) || unexpected;
         let status = if self.errored {
             Status::Error
@@ -750,7 +810,7 @@ impl<'a> SubtestRun<'a> {
                     out.push((format!("{name}.toolsReady"), self.world.tools_ready(d).to_string()));
                     out.push((format!("{name}.tools"), format!("{:?}", self.world.tool_names(d))));
                 }
-                Value::Promise(p) => out.push((format!("{name}"), self.show_state(self.world.promise_state(p)))),
+                Value::Promise(p) => out.push((name.to_string(), self.show_state(self.world.promise_state(p)))),
                 _ => {}
             }
         }

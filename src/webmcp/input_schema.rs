@@ -98,15 +98,17 @@
 //!
 //! # Regular expressions
 //!
-//! `pattern` is, as JSON Schema says, an ECMA-262 regular expression, searched for anywhere in
-//! the string (not anchored). The engine reads it with the grammar of ECMA-262's `u` (Unicode)
-//! flag, translates it to the syntax of the Rust `regex` crate and compiles it there; a pattern
-//! that fails either step is not a valid regular expression. The translation gives the
-//! constructs whose meaning differs between the two their JS meaning: `\d`, `\w` and `\b` are
-//! ASCII-only, `\s` is JS's white space and line terminators, `.` excludes `\r`, U+2028 and
-//! U+2029 as well as `\n`, `[]` matches nothing and `[^]` anything, `[`, `&`, `&&`, `~~` and `--`
-//! in a class are literal, `\cX`, `\xHH`, `\uHHHH` (surrogate pairs included) and `\u{...}` are
-//! code points. `^` and `$` already agree (no multiline flag: start and end of the string only).
+//! `pattern` is, as JSON Schema says, an ECMA-262 regular expression, searched for anywhere in the
+//! string (not anchored). WPT only says a pattern must compile as a `RegExp`, not with which flags;
+//! the engine's choice is to read it with the grammar of ECMA-262's `u` (Unicode) flag, the one
+//! JSON Schema validators commonly use. It translates the pattern to the syntax of the Rust `regex`
+//! crate and compiles it there; a pattern that fails either step is not a valid regular expression.
+//! The translation gives the constructs whose meaning differs between the two their JS meaning:
+//! `\d`, `\w` and `\b` are ASCII-only, `\s` is JS's white space and line terminators, `.` excludes
+//! `\r`, U+2028 and U+2029 as well as `\n`, `[]` matches nothing and `[^]` anything, `[`, `&`,
+//! `&&`, `~~` and `--` in a class are literal, `\cX`, `\xHH`, `\uHHHH` (surrogate pairs included)
+//! and `\u{...}` are code points. `^` and `$` already agree (no multiline flag: start and end of
+//! the string only).
 //!
 //! The differences the engine accepts:
 //!
@@ -210,8 +212,13 @@ const TYPE_NAMES: &[&str] = &[
 ];
 
 /// `registerTool()`'s meta-validation: whether `schema` is inside the supported subset (see the
-/// [module documentation](self)). Reports the first offending keyword, depth-first in document
-/// order.
+/// [module documentation](self)).
+///
+/// # Errors
+///
+/// The first offending keyword, depth-first in document order: one outside the subset, one
+/// whose value has the wrong shape, or a value that is not a schema where a schema belongs.
+/// `registerTool()` rejects with a `TypeError`.
 pub fn check_supported_subset(schema: &Value) -> Result<(), SubsetError> {
     check_schema(schema, "")
 }
@@ -362,7 +369,13 @@ fn non_negative_integer(value: &Value) -> Option<u64> {
 }
 
 /// `executeTool()`'s validation of `input` against `schema`, which [`check_supported_subset`]
-/// accepted. Reports the first violation, in the order the [module documentation](self) gives.
+/// accepted.
+///
+/// # Errors
+///
+/// The first violation, in the order the [module documentation](self) gives; `executeTool()`
+/// rejects with a `DataError` whose message is [`InputViolation::to_message`], and does not
+/// run the tool.
 ///
 /// On a schema the check did not accept, keywords outside the subset and keywords with values
 /// of the wrong shape are ignored, and a `pattern` that does not compile fails every string.
@@ -463,18 +476,18 @@ fn validate_number(
     path: &str,
 ) -> Result<(), InputViolation> {
     let x = n.as_f64().unwrap_or(f64::NAN);
-    let limit = |keyword: &str| schema.get(keyword).and_then(Value::as_f64);
-    let checks: [(&str, fn(f64, f64) -> bool); 4] = [
-        ("minimum", |x, m| x >= m),
-        ("exclusiveMinimum", |x, m| x > m),
-        ("maximum", |x, m| x <= m),
-        ("exclusiveMaximum", |x, m| x < m),
-    ];
-    for (keyword, holds) in checks {
-        if let Some(m) = limit(keyword) {
-            if !holds(x, m) {
-                return Err(violation(path, keyword));
-            }
+    for keyword in ["minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"] {
+        let Some(m) = schema.get(keyword).and_then(Value::as_f64) else {
+            continue;
+        };
+        let holds = match keyword {
+            "minimum" => x >= m,
+            "exclusiveMinimum" => x > m,
+            "maximum" => x <= m,
+            _ => x < m,
+        };
+        if !holds {
+            return Err(violation(path, keyword));
         }
     }
     if let Some(Value::Number(divisor)) = schema.get("multipleOf") {
@@ -636,12 +649,23 @@ fn compile_pattern(pattern: &str) -> Result<Regex, String> {
 /// the constructs whose meaning differs their JS meaning; rejects what the `u` grammar rejects
 /// and what the crate cannot express (see the module documentation).
 fn translate_pattern(pattern: &str) -> Result<String, String> {
+    /// What precedes, outside a class, for a quantifier that comes next.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Last {
+        /// An atom: a quantifier may follow.
+        Atom,
+        /// A quantifier: a `?` may follow (making it lazy).
+        Quantifier,
+        /// The start, `(`, `|`, an assertion or a lazy quantifier: nothing to repeat.
+        Nothing,
+    }
     let chars: Vec<char> = pattern.chars().collect();
     let mut out = String::with_capacity(pattern.len() + 16);
     let mut i = 0;
     let mut in_class = false;
     // Inside a class: whether the previous character was an unescaped `-`.
     let mut after_dash = false;
+    let mut last = Last::Nothing;
     while i < chars.len() {
         let c = chars[i];
         i += 1;
@@ -649,6 +673,7 @@ fn translate_pattern(pattern: &str) -> Result<String, String> {
             match c {
                 ']' => {
                     in_class = false;
+                    last = Last::Atom;
                     out.push(']');
                 }
                 '\\' => i = translate_escape(&chars, i, true, &mut out)?,
@@ -664,7 +689,11 @@ fn translate_pattern(pattern: &str) -> Result<String, String> {
             continue;
         }
         match c {
-            '\\' => i = translate_escape(&chars, i, false, &mut out)?,
+            '\\' => {
+                let assertion = matches!(chars.get(i), Some('b' | 'B'));
+                i = translate_escape(&chars, i, false, &mut out)?;
+                last = if assertion { Last::Nothing } else { Last::Atom };
+            }
             '[' => {
                 let negated = chars.get(i) == Some(&'^');
                 let first = if negated { i + 1 } else { i };
@@ -676,6 +705,7 @@ fn translate_pattern(pattern: &str) -> Result<String, String> {
                         r"[^\x{0}-\x{10FFFF}]"
                     });
                     i = first + 1;
+                    last = Last::Atom;
                 } else {
                     out.push_str(if negated { "[^" } else { "[" });
                     i = first;
@@ -683,24 +713,51 @@ fn translate_pattern(pattern: &str) -> Result<String, String> {
                     after_dash = false;
                 }
             }
-            '.' => out.push_str(r"[^\n\r\x{2028}\x{2029}]"),
-            '(' if chars.get(i) == Some(&'?') => match (chars.get(i + 1), chars.get(i + 2)) {
-                (Some(':'), _) => {
-                    out.push_str("(?:");
-                    i += 2;
+            '.' => {
+                out.push_str(r"[^\n\r\x{2028}\x{2029}]");
+                last = Last::Atom;
+            }
+            '(' => {
+                if chars.get(i) == Some(&'?') {
+                    match (chars.get(i + 1), chars.get(i + 2)) {
+                        (Some(':'), _) => {
+                            out.push_str("(?:");
+                            i += 2;
+                        }
+                        (Some('=' | '!'), _) => {
+                            return Err("lookahead assertions are not supported".into())
+                        }
+                        (Some('<'), Some('=' | '!')) => {
+                            return Err("lookbehind assertions are not supported".into())
+                        }
+                        (Some('<'), _) => {
+                            out.push_str("(?P<");
+                            i += 2;
+                        }
+                        _ => return Err("invalid group".into()),
+                    }
+                } else {
+                    out.push('(');
                 }
-                (Some('=' | '!'), _) => return Err("lookahead assertions are not supported".into()),
-                (Some('<'), Some('=' | '!')) => {
-                    return Err("lookbehind assertions are not supported".into())
-                }
-                (Some('<'), _) => {
-                    out.push_str("(?P<");
-                    i += 2;
-                }
-                _ => return Err("invalid group".into()),
-            },
+                last = Last::Nothing;
+            }
+            '|' | '^' | '$' => {
+                out.push(c);
+                last = Last::Nothing;
+            }
+            '*' | '+' | '?' => {
+                last = match (last, c) {
+                    (Last::Atom, _) => Last::Quantifier,
+                    (Last::Quantifier, '?') => Last::Nothing,
+                    _ => return Err("nothing to repeat".into()),
+                };
+                out.push(c);
+            }
             '{' => {
                 // The `u` grammar has no literal `{`: it is a quantifier, copied through its `}`.
+                if last != Last::Atom {
+                    return Err("nothing to repeat".into());
+                }
                 let end = chars[i..]
                     .iter()
                     .position(|&d| d == '}')
@@ -715,9 +772,13 @@ fn translate_pattern(pattern: &str) -> Result<String, String> {
                 out.push_str(&body);
                 out.push('}');
                 i += end + 1;
+                last = Last::Quantifier;
             }
             '}' | ']' => return Err(format!("lone `{c}`")),
-            _ => out.push(c),
+            _ => {
+                out.push(c);
+                last = Last::Atom;
+            }
         }
     }
     if in_class {
@@ -1786,6 +1847,9 @@ mod tests {
         assert!(matches(r"^a{2,}b{1,3}c{0}$", "aaab"));
         assert!(matches(r"^a+?b*?$", "aab"));
         assert!(matches("^(a|b)$", "b"));
+        assert!(matches(r"^a??b{1,2}?(c)+$", "abcc"));
+        assert!(matches(r"^[*+?{]+$", "*+?{"));
+        assert!(matches(r"^(?:\d)*\.?$", "12."));
     }
 
     #[test]
@@ -1829,6 +1893,16 @@ mod tests {
             r"\p{L",
             r"[\B]",
             "a{99999999}",
+            "a**",
+            "a+*",
+            "a??+",
+            "a{2}{3}",
+            "^*",
+            "$+",
+            "(*a)",
+            "(?:|+)",
+            r"\b+",
+            "{2}",
         ] {
             let schema = json!({"type": "string", "pattern": pattern});
             let e = check_supported_subset(&schema).expect_err(pattern);

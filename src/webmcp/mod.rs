@@ -105,6 +105,22 @@ pub struct ModelContext {
     pub registry_change: Option<Exposure>,
 }
 
+impl std::hash::Hash for ModelContext {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.document.hash(state);
+        self.tool_map.len().hash(state);
+        for (name, tool) in &self.tool_map {
+            name.hash(state);
+            tool.hash(state);
+        }
+        self.pending_tool_readiness_promises.hash(state);
+        self.listeners.hash(state);
+        self.last_notified_ready.hash(state);
+        self.readiness_check_queued.hash(state);
+        self.registry_change.hash(state);
+    }
+}
+
 impl World {
     pub(crate) fn create_model_context(&mut self, document: DocumentKey) -> ModelContextKey {
         self.model_contexts.insert(ModelContext {

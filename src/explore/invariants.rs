@@ -1,0 +1,120 @@
+//! Invariants the explorer checks after every unit of every schedule, each with the profiles
+//! it holds under.
+
+use crate::profile::{SettleUpdatesToolsReady, ToolsReadyLifecycle};
+use crate::webmcp::readiness::WaitState;
+use crate::world::World;
+
+/// An invariant: its name, when it applies, and its check.
+pub struct Invariant {
+    pub name: &'static str,
+    pub holds_under: &'static str,
+    pub applies: fn(&World) -> bool,
+    pub check: fn(&World) -> Result<(), String>,
+}
+
+/// Every invariant.
+pub const INVARIANTS: &[Invariant] = &[
+    Invariant {
+        name: "tools-ready-is-pending-set-empty",
+        holds_under: "settle-updates-tools-ready=always and tools-ready-lifecycle=none (spec, chromium, and the proposals that keep them)",
+        applies: |w| {
+            w.profile.settle_updates_tools_ready == SettleUpdatesToolsReady::Always
+                && w.profile.tools_ready_lifecycle == ToolsReadyLifecycle::None
+        },
+        check: |w| {
+            // Every change to the pending set is followed, in the same unit, by "update the
+            // tools-ready state"; so between units the two agree for every document.
+            for (_, d) in &w.documents {
+                let pending = w.model_contexts[d.model_context].pending_tool_readiness_promises.len();
+                if d.tools_ready != (pending == 0) {
+                    return Err(format!(
+                        "{} has tools-ready {} with {pending} pending tool readiness promise(s)",
+                        d.label, d.tools_ready
+                    ));
+                }
+            }
+            Ok(())
+        },
+    },
+    Invariant {
+        name: "readiness-index-matches-are-all-ready",
+        holds_under: "every profile",
+        applies: |_| true,
+        check: |w| {
+            if w.readiness_index_is_consistent() {
+                Ok(())
+            } else {
+                Err("a traversable's count of not-ready documents disagrees with areAllReady".into())
+            }
+        },
+    },
+    Invariant {
+        name: "a-wait-ends-within-its-timeout",
+        holds_under: "every profile",
+        applies: |_| true,
+        check: |w| {
+            let timeout = w.profile.tools_ready_timeout_ms;
+            for (_, waiter) in &w.waiters {
+                if w.now.saturating_sub(waiter.started_at) > timeout {
+                    return Err(format!(
+                        "a wait for tools to be ready begun at {} ms is still on at {} ms (timeout {timeout} ms)",
+                        waiter.started_at, w.now
+                    ));
+                }
+            }
+            Ok(())
+        },
+    },
+    Invariant {
+        name: "no-waiter-timer-or-listener-left-behind",
+        holds_under: "every profile",
+        applies: |_| true,
+        check: |w| {
+            // A waiter has its deadline timer and blocks its queue while it waits; every
+            // deadline timer belongs to a waiter; every listener is on its target's list.
+            for (key, waiter) in &w.waiters {
+                if waiter.state == WaitState::Waiting && !w.timers.contains_key(waiter.deadline) {
+                    return Err("a waiting waiter has lost its deadline timer".into());
+                }
+                let blocked = w
+                    .parallel_queues
+                    .get(waiter.queue)
+                    .is_some_and(|q| q.waiting_on == Some(key));
+                if !blocked {
+                    return Err("a waiter's parallel queue is no longer waiting for it".into());
+                }
+                if matches!(waiter.state, WaitState::Woken { .. }) && w.parallel_queues.get(waiter.queue).is_none() {
+                    return Err("a woken waiter's queue is gone".into());
+                }
+            }
+            for (_, timer) in &w.timers {
+                if let crate::platform::event_loop::TimerKind::WaitDeadline { waiter } = timer.kind {
+                    if !w.waiters.contains_key(waiter) {
+                        return Err("a deadline timer outlived its wait".into());
+                    }
+                }
+            }
+            for (key, l) in &w.listeners {
+                let list = match l.target {
+                    crate::platform::events::EventTargetRef::ModelContext(c) => &w.model_contexts[c].listeners,
+                    crate::platform::events::EventTargetRef::Window(d) => &w.documents[d].window_listeners,
+                    crate::platform::events::EventTargetRef::Signal(s) => &w.signals[s].listeners,
+                };
+                if !list.contains(&key) {
+                    return Err(format!("a {} listener is in no target's list", l.event_type));
+                }
+            }
+            Ok(())
+        },
+    },
+];
+
+/// Runs every applicable invariant.
+pub fn check_all(world: &World) -> Vec<String> {
+    INVARIANTS
+        .iter()
+        .filter(|i| (i.applies)(world))
+        .filter_map(|i| (i.check)(world).err().map(|e| format!("{}: {e}", i.name)))
+        .collect()
+}
