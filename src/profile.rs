@@ -124,7 +124,7 @@ switch_enum! {
     RegistryToolchange, "registry-toolchange",
     "today's text (one per call) vs the follow-up tracked in webmcp#374 (coalesced per task)" {
         PerCall = "per-call": "every registerTool()/unregister notifies on its own (current text)",
-        PerTask = "per-task": "the changes of one task are notified once, from a queued task (webmcp#374)",
+        PerTask = "per-task": "a change queues a task that notifies once for every change made until it runs (webmcp#374)",
     }
 }
 
@@ -156,6 +156,15 @@ switch_enum! {
     }
 }
 
+switch_enum! {
+    /// Whether tool input schemas are checked (WPT's `.tentative` tests; no spec text yet).
+    InputSchema, "input-schema",
+    "WPT webmcp/imperative/*.tentative.https.html (Chromium) vs the spec, which has no text for it" {
+        Unchecked = "unchecked": "registerTool() only serializes the schema; executeTool() does not validate input (spec)",
+        TentativeSubset = "tentative-subset": "registerTool() rejects schemas outside a supported JSON Schema subset with a TypeError; executeTool() rejects input that fails the schema with a DataError (WPT .tentative, Chromium)",
+    }
+}
+
 /// The implementation-defined timeout of "wait for tools to be ready", in milliseconds.
 pub const DEFAULT_TOOLS_READY_TIMEOUT_MS: u64 = 5000;
 
@@ -173,6 +182,7 @@ pub struct Profile {
     pub tools_ready_lifecycle: ToolsReadyLifecycle,
     pub assertions: Assertions,
     pub notify_targets: NotifyTargets,
+    pub input_schema: InputSchema,
     /// The implementation-defined timeout of "wait for tools to be ready".
     pub tools_ready_timeout_ms: u64,
 }
@@ -202,8 +212,11 @@ pub const NAMED_PROFILES: &[NamedProfile] = &[
     },
     NamedProfile {
         name: "chromium",
-        about: "Chromium as the PR #373 review describes it",
-        switches: &[("destroyed-realm-promise", "settled-on-destroy")],
+        about: "Chromium as the PR #373 review describes it, with the schema checks of WPT's .tentative tests",
+        switches: &[
+            ("destroyed-realm-promise", "settled-on-destroy"),
+            ("input-schema", "tentative-subset"),
+        ],
     },
     NamedProfile {
         name: "coalesced-readiness",
@@ -300,6 +313,11 @@ pub const SWITCHES: &[SwitchInfo] = &[
         values: NotifyTargets::VALUES,
     },
     SwitchInfo {
+        name: InputSchema::NAME,
+        source: InputSchema::SOURCE,
+        values: InputSchema::VALUES,
+    },
+    SwitchInfo {
         name: TIMEOUT_SETTING,
         source: "the implementation-defined timeout of \"wait for tools to be ready\"",
         values: &[("<milliseconds>", "a whole number of milliseconds (default 5000)")],
@@ -330,6 +348,7 @@ impl Profile {
             tools_ready_lifecycle: ToolsReadyLifecycle::None,
             assertions: Assertions::AsIntended,
             notify_targets: NotifyTargets::Inclusive,
+            input_schema: InputSchema::Unchecked,
             tools_ready_timeout_ms: DEFAULT_TOOLS_READY_TIMEOUT_MS,
         }
     }
@@ -372,6 +391,7 @@ impl Profile {
             ToolsReadyLifecycle::NAME => self.tools_ready_lifecycle = ToolsReadyLifecycle::parse(value)?,
             Assertions::NAME => self.assertions = Assertions::parse(value)?,
             NotifyTargets::NAME => self.notify_targets = NotifyTargets::parse(value)?,
+            InputSchema::NAME => self.input_schema = InputSchema::parse(value)?,
             TIMEOUT_SETTING => {
                 let digits = value.strip_suffix("ms").unwrap_or(value);
                 self.tools_ready_timeout_ms =
@@ -412,6 +432,7 @@ impl Profile {
             (ToolsReadyLifecycle::NAME, self.tools_ready_lifecycle.to_string()),
             (Assertions::NAME, self.assertions.to_string()),
             (NotifyTargets::NAME, self.notify_targets.to_string()),
+            (InputSchema::NAME, self.input_schema.to_string()),
             (TIMEOUT_SETTING, self.tools_ready_timeout_ms.to_string()),
         ]
     }

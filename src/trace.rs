@@ -27,7 +27,7 @@ impl Spec {
     pub fn base(self) -> &'static str {
         match self {
             Spec::WebMcp | Spec::WebMcpEngineDefined => "https://webmachinelearning.github.io/webmcp/",
-            Spec::Html => "https://html.spec.whatwg.org/multipage/",
+            Spec::Html => "https://html.spec.whatwg.org/",
             Spec::Dom => "https://dom.spec.whatwg.org/",
             Spec::WebIdl => "https://webidl.spec.whatwg.org/",
             Spec::Ecma262 => "https://tc39.es/ecma262/",
@@ -50,8 +50,12 @@ pub struct Algorithm {
 }
 
 impl Algorithm {
+    /// Where the algorithm is written; an engine-defined one says so instead.
     pub fn url(&self) -> String {
-        format!("{}#{}", self.spec.base(), self.anchor)
+        match self.spec {
+            Spec::WebMcpEngineDefined => format!("engine-defined, no spec text yet: #{}", self.anchor),
+            _ => format!("{}#{}", self.spec.base(), self.anchor),
+        }
     }
 }
 

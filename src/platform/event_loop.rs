@@ -146,6 +146,11 @@ pub enum ParallelStepKind {
         exposed: Exposure,
         ready: Option<bool>,
     },
+    /// registerTool() step 23.2: queue the task that resolves the registration's promise.
+    QueueRegistrationResolve {
+        tool_owner: DocumentKey,
+        promise: PromiseKey,
+    },
     /// Queues a global task: the last step of many in-parallel blocks.
     QueueGlobalTask {
         document: DocumentKey,
@@ -506,6 +511,11 @@ impl World {
             ParallelStepKind::NotifyDocumentsOfAToolChange { tool_owner, .. } => {
                 format!("notify documents of a tool change (owner {})", self.label(*tool_owner))
             }
+            ParallelStepKind::QueueRegistrationResolve { tool_owner, promise } => format!(
+                "registerTool() step 23.2: queue a webmcp task on {} to resolve {}",
+                self.label(*tool_owner),
+                self.promise_label(*promise)
+            ),
             ParallelStepKind::QueueGlobalTask { document, source, action } => format!(
                 "queue a {} task on {}: {}",
                 source.name(),
@@ -681,6 +691,9 @@ impl World {
                     exposed,
                     ready,
                 } => self.notify_documents_of_a_tool_change(tool_owner, &exposed, ready),
+                ParallelStepKind::QueueRegistrationResolve { tool_owner, promise } => {
+                    self.register_tool_queue_resolve(tool_owner, promise)
+                }
                 ParallelStepKind::QueueGlobalTask {
                     document,
                     source,

@@ -123,6 +123,8 @@ pub enum ActionKind {
 pub enum Tag {
     Profile(String),
     Switch(String, String),
+    /// `a=b & c=d`: all of them.
+    All(Vec<Tag>),
 }
 
 /// A promise's expected state.

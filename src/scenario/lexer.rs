@@ -46,7 +46,7 @@ pub struct LexError {
 }
 
 const PUNCTS: &[&str] = &[
-    "==", "=>", "!=", "(", ")", "[", "]", "{", "}", ",", ":", ".", "=",
+    "==", "=>", "!=", "(", ")", "[", "]", "{", "}", ",", ":", ".", "=", "&",
 ];
 
 /// Splits one logical line (already joined across open brackets) into tokens. `line` and

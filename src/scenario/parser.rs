@@ -697,6 +697,22 @@ impl Context {
             return Ok(tags);
         }
         loop {
+            let mut all = vec![self.tag(p)?];
+            while p.eat_punct("&") {
+                all.push(self.tag(p)?);
+            }
+            tags.push(if all.len() == 1 { all.remove(0) } else { Tag::All(all) });
+            if p.eat_punct("]") {
+                break;
+            }
+            p.punct(",")?;
+        }
+        Ok(tags)
+    }
+
+    /// One tag: a profile name or `switch=value`.
+    fn tag(&self, p: &mut Parser) -> Result<Tag, ParseError> {
+        {
             let name = p.ident("a profile name or `switch=value`")?;
             if p.eat_punct("=") {
                 let value = match p.next().map(|t| t.tok.clone()) {
@@ -708,7 +724,7 @@ impl Context {
                 Profile::spec()
                     .set(&name, &value)
                     .map_err(|e| p.error_prev(e.to_string()))?;
-                tags.push(Tag::Switch(name, value));
+                Ok(Tag::Switch(name, value))
             } else {
                 if !NAMED_PROFILES.iter().any(|n| n.name == name) {
                     return Err(p.error_prev(format!(
@@ -716,14 +732,9 @@ impl Context {
                         NAMED_PROFILES.iter().map(|n| n.name).collect::<Vec<_>>().join(", ")
                     )));
                 }
-                tags.push(Tag::Profile(name));
+                Ok(Tag::Profile(name))
             }
-            if p.eat_punct("]") {
-                break;
-            }
-            p.punct(",")?;
         }
-        Ok(tags)
     }
 
     /// Whether the tokens from here to the end are an expectation's tag list: `[name, ...]`
@@ -739,13 +750,15 @@ impl Context {
         {
             return false;
         }
-        rest[1..rest.len() - 1].split(|t| t.tok == Tok::Punct(",")).all(|tag| {
-            matches!(
-                tag,
-                [Token { tok: Tok::Ident(_), .. }]
-                    | [Token { tok: Tok::Ident(_), .. }, Token { tok: Tok::Punct("="), .. }, Token { tok: Tok::Ident(_) | Tok::Number(_) | Tok::Duration(_), .. }]
-            )
-        })
+        rest[1..rest.len() - 1]
+            .split(|t| t.tok == Tok::Punct(",") || t.tok == Tok::Punct("&"))
+            .all(|tag| {
+                matches!(
+                    tag,
+                    [Token { tok: Tok::Ident(_), .. }]
+                        | [Token { tok: Tok::Ident(_), .. }, Token { tok: Tok::Punct("="), .. }, Token { tok: Tok::Ident(_) | Tok::Number(_) | Tok::Duration(_), .. }]
+                )
+            })
     }
 
     fn expectation(&self, p: &mut Parser) -> Result<Expectation, ParseError> {

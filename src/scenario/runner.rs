@@ -120,10 +120,14 @@ pub fn applies(tags: &[Tag], profile: &Profile) -> bool {
         return true;
     }
     let values = profile.values();
-    tags.iter().any(|t| match t {
-        Tag::Profile(name) => *name == profile.name,
-        Tag::Switch(name, value) => values.iter().any(|(n, v)| n == name && v == value),
-    })
+    fn matches(t: &Tag, profile: &Profile, values: &[(&str, String)]) -> bool {
+        match t {
+            Tag::Profile(name) => *name == profile.name,
+            Tag::Switch(name, value) => values.iter().any(|(n, v)| n == name && v == value),
+            Tag::All(all) => all.iter().all(|t| matches(t, profile, values)),
+        }
+    }
+    tags.iter().any(|t| matches(t, profile, &values))
 }
 
 /// A subtest part-way through: between lines, or driving the simulation for one. The
@@ -794,8 +798,28 @@ impl<'a> SubtestRun<'a> {
                     .map(|(k, v)| Ok((k.clone(), self.eval(v)?)))
                     .collect::<Result<_, String>>()?,
             ),
+            Expr::Global { name, args } if name == "DOMException" || name.ends_with("Error") => {
+                let text = |v: Option<&Expr>| -> Result<String, String> {
+                    match v.map(|e| self.eval(e)).transpose()? {
+                        None | Some(Value::Undefined) => Ok(String::new()),
+                        Some(Value::String(s)) => Ok(s),
+                        Some(other) => Ok(self.world.display_value(&other)),
+                    }
+                };
+                let message = text(args.first())?;
+                if name == "DOMException" {
+                    let n = text(args.get(1))?;
+                    Value::error(crate::platform::value::ErrorValue::dom(if n.is_empty() { "Error" } else { &n }, message))
+                } else {
+                    Value::error(crate::platform::value::ErrorValue::named(name, message))
+                }
+            }
+            Expr::Global { name, .. } if name == "Cyclic" => Value::Unserializable(crate::platform::value::Unserializable::Circular),
+            Expr::Global { name, .. } if name == "ToJSONUndefined" => {
+                Value::Unserializable(crate::platform::value::Unserializable::ToJsonUndefined)
+            }
             Expr::Call { .. } | Expr::Global { .. } | Expr::Callback(_) => {
-                return Err("an expectation reads values; it cannot call methods or make callbacks".into())
+                return Err("this line reads values: it can build errors, but not call methods, make promises or callbacks (do that in a task)".into())
             }
         })
     }

@@ -409,6 +409,21 @@ impl World {
             return self.reply(execution, Err(ErrorValue::dom("UnknownError", format!("no tool named {:?}", e.tool_name))));
         }
         step!(self, EXECUTE_TOOL, "10.5", Some(target));
+        // (input-schema=tentative-subset, WPT's .tentative test) Input that fails the tool's
+        // schema is a DataError whose message names the path, the keyword and the schema
+        // path; the tool does not run.
+        if self.profile.input_schema == crate::profile::InputSchema::TentativeSubset && !definition.input_schema.is_empty() {
+            let schema = serde_json::from_str::<serde_json::Value>(&definition.input_schema);
+            let input = serde_json::from_str::<serde_json::Value>(&e.input);
+            if let (Ok(schema), Ok(input)) = (schema, input) {
+                if let Err(violation) = super::input_schema::validate(&schema, &input) {
+                    let message = violation.to_message();
+                    step!(self, super::CHECK_INPUT_SCHEMA, "2", Some(target), "{message}: DataError");
+                    return self.reply(execution, Err(ErrorValue::dom("DataError", message)));
+                }
+                step!(self, super::CHECK_INPUT_SCHEMA, "2", Some(target), "the input matches the schema");
+            }
+        }
         // 10.6. Queue a webmcp task on the tool's document to run it.
         self.executions[execution].target = Some(target);
         step!(self, EXECUTE_TOOL, "10.6", Some(target));

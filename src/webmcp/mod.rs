@@ -212,6 +212,8 @@ algorithm!(CONVERT_DICTIONARY, 21, WebIdl, "es-dictionary", "convert to an IDL d
 ]);
 algorithm!(DOCUMENT_LIFECYCLE, 22, WebMcpEngineDefined, "tools-ready-lifecycle",
     "a document reaches DOMContentLoaded or load (tools-ready-lifecycle)", ["1"]);
+algorithm!(CHECK_INPUT_SCHEMA, 23, WebMcpEngineDefined, "input-schema-checks",
+    "check a tool's input schema and input (input-schema=tentative-subset)", ["1", "2"]);
 
 /// Every algorithm, indexed by id.
 pub const ALGORITHMS: &[&Algorithm] = &[
@@ -238,6 +240,7 @@ pub const ALGORITHMS: &[&Algorithm] = &[
     &CLEAN_UP_AFTER_RUNNING_SCRIPT,
     &CONVERT_DICTIONARY,
     &DOCUMENT_LIFECYCLE,
+    &CHECK_INPUT_SCHEMA,
 ];
 
 /// The algorithms whose every step the bundled scenarios must reach.

@@ -147,6 +147,18 @@ impl World {
             }
         }
         step!(self, REGISTER_TOOL, "13", Some(tool_owner), "{stringified_input_schema:?}");
+        // (input-schema=tentative-subset, WPT's .tentative test) A schema outside the
+        // supported JSON Schema subset is a TypeError.
+        if self.profile.input_schema == crate::profile::InputSchema::TentativeSubset && !stringified_input_schema.is_empty() {
+            let checked = serde_json::from_str::<serde_json::Value>(&stringified_input_schema)
+                .map_err(|e| e.to_string())
+                .and_then(|schema| super::input_schema::check_supported_subset(&schema).map_err(|e| e.to_string()));
+            if let Err(why) = checked {
+                step!(self, super::CHECK_INPUT_SCHEMA, "1", Some(tool_owner), "{why}: TypeError");
+                return self.promise_rejected_with(this_doc, ErrorValue::type_error(why));
+            }
+            step!(self, super::CHECK_INPUT_SCHEMA, "1", Some(tool_owner), "the schema is in the supported subset");
+        }
         // 14-15. The hints.
         let read_only_hint = tool.annotations.is_some_and(|a| a.read_only_hint);
         step!(self, REGISTER_TOOL, "14", Some(tool_owner), "{read_only_hint}");
@@ -245,19 +257,28 @@ impl World {
         if let Some(notify) = self.registry_change_notification(tool_owner, exposure, &REGISTER_TOOL) {
             steps.push(notify);
         }
-        steps.push(ParallelStepKind::QueueGlobalTask {
-            document: tool_owner,
-            source: TaskSource::Webmcp,
-            action: TaskAction::SettlePromise {
-                promise,
-                outcome: Ok(Value::Undefined),
-                why: "registerTool() step 23.2",
-            },
-        });
+        steps.push(ParallelStepKind::QueueRegistrationResolve { tool_owner, promise });
         self.in_parallel(format!("registerTool({tool_name:?}) of {}", self.label(tool_owner)), steps);
         // 24. Return promise.
         step!(self, REGISTER_TOOL, "24", Some(tool_owner));
         promise
+    }
+
+    /// registerTool() step 23.2, in parallel: queue a webmcp task that resolves the promise.
+    pub(crate) fn register_tool_queue_resolve(&mut self, tool_owner: DocumentKey, promise: PromiseKey) {
+        step!(self, REGISTER_TOOL, "23.2", Some(tool_owner), |w| format!(
+            "queue a webmcp task to resolve {}",
+            w.promise_label(promise)
+        ));
+        self.queue_global_task(
+            tool_owner,
+            TaskSource::Webmcp,
+            TaskAction::SettlePromise {
+                promise,
+                outcome: Ok(Value::Undefined),
+                why: "registerTool() step 23.2",
+            },
+        );
     }
 
     /// The notification a registry change makes, as the switches shape it: step 23.1 of
