@@ -1,0 +1,337 @@
+//! What every spec-test file shares: a world with tracing on, and short names for the actions a
+//! test takes (open a page, add an iframe, queue a task of script, run) and for what it reads
+//! back (toolsReady, the pending set, promise states, the log, coverage).
+//!
+//! Each spec-test file is its own crate and uses only part of this module.
+#![allow(dead_code)]
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+use webmcp_ref::platform::keys::ThenableKey;
+use webmcp_ref::platform::navigable::DocumentOptions;
+use webmcp_ref::platform::promise::{PromiseState, ThenBehaviour};
+use webmcp_ref::platform::script::{CallbackBody, Function};
+use webmcp_ref::trace::{step_index, Algorithm};
+use webmcp_ref::{DocumentKey, ObservationResult, Profile, PromiseKey, Value, World};
+
+/// A world under test, with the scripts it queued, so that a script that throws (a typo in a
+/// test, an unexpected rejection) fails the test instead of passing silently.
+pub struct Sim {
+    pub w: World,
+    scripts: Vec<(PromiseKey, String)>,
+}
+
+impl Deref for Sim {
+    type Target = World;
+    fn deref(&self) -> &World {
+        &self.w
+    }
+}
+
+impl DerefMut for Sim {
+    fn deref_mut(&mut self) -> &mut World {
+        &mut self.w
+    }
+}
+
+/// A named profile.
+pub fn profile(name: &str) -> Profile {
+    Profile::named(name).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A named profile with some switches set.
+pub fn profile_with(name: &str, switches: &[(&str, &str)]) -> Profile {
+    let mut p = profile(name);
+    for (switch, value) in switches {
+        p.set(switch, value).unwrap_or_else(|e| panic!("{e}"));
+    }
+    p
+}
+
+impl Sim {
+    pub fn new(name: &str) -> Sim {
+        Sim::with_profile(profile(name))
+    }
+
+    pub fn with(name: &str, switches: &[(&str, &str)]) -> Sim {
+        Sim::with_profile(profile_with(name, switches))
+    }
+
+    pub fn with_profile(p: Profile) -> Sim {
+        let mut w = World::new(p);
+        w.set_tracing(true);
+        Sim {
+            w,
+            scripts: Vec::new(),
+        }
+    }
+
+    pub fn page(&mut self, label: &str, url: &str) -> DocumentKey {
+        self.w.open_page(label, url).unwrap()
+    }
+
+    pub fn page_with(&mut self, label: &str, url: &str, options: DocumentOptions) -> DocumentKey {
+        self.w.open_page_with(label, url, options).unwrap()
+    }
+
+    pub fn frame(&mut self, parent: DocumentKey, label: &str, url: &str) -> DocumentKey {
+        self.w
+            .add_iframe(parent, label, url, None, DocumentOptions::default())
+            .unwrap()
+    }
+
+    pub fn frame_allow(
+        &mut self,
+        parent: DocumentKey,
+        label: &str,
+        url: &str,
+        allow: &str,
+    ) -> DocumentKey {
+        self.w
+            .add_iframe(parent, label, url, Some(allow), DocumentOptions::default())
+            .unwrap()
+    }
+
+    /// A pending promise of `realm`'s realm, bound to `name` for scripts.
+    pub fn promise_in(&mut self, realm: DocumentKey, name: &str) -> PromiseKey {
+        let p = self.w.new_promise(realm);
+        self.w.name_promise(p, name);
+        self.w.bind(name, Value::Promise(p));
+        p
+    }
+
+    /// A thenable of `realm`'s realm, bound to `name` for scripts.
+    pub fn thenable(
+        &mut self,
+        realm: DocumentKey,
+        name: &str,
+        behaviour: ThenBehaviour,
+    ) -> ThenableKey {
+        let t = self.w.new_thenable(realm, name, behaviour);
+        self.w.bind(name, Value::Thenable(t));
+        t
+    }
+
+    /// A function of `realm`'s realm whose body is `source`, run as an async function with
+    /// `input`, `options` and `signal` bound (a tool's `execute`), bound to `name` for scripts.
+    pub fn function(&mut self, realm: DocumentKey, name: &str, source: &str) {
+        let block = webmcp_ref::scenario::parse_script(source)
+            .unwrap_or_else(|e| panic!("script does not parse: {e}\n{source}"));
+        let f = Function {
+            realm,
+            body: CallbackBody::Script(Arc::new(block)),
+            captured: Vec::new(),
+        };
+        self.w.bind(name, Value::Function(Arc::new(f)));
+    }
+
+    /// Queues one task of `doc` that runs `source`; returns the task's completion promise.
+    pub fn task(&mut self, doc: DocumentKey, source: &str) -> PromiseKey {
+        let c = self
+            .w
+            .queue_script(doc, source)
+            .unwrap_or_else(|e| panic!("script does not parse: {e}\n{source}"));
+        self.scripts.push((c, source.to_string()));
+        c
+    }
+
+    /// Fails the test if a script threw.
+    pub fn check_scripts(&self) {
+        for (c, source) in &self.scripts {
+            if let PromiseState::Rejected(e) = self.w.promise_state(*c) {
+                panic!("a script threw {}:\n{source}", self.w.display_value(e));
+            }
+        }
+        assert!(
+            self.w.uncaught_errors().is_empty(),
+            "uncaught: {:?}",
+            self.w.uncaught_errors()
+        );
+    }
+
+    /// Runs until nothing is left, moving the clock as needed.
+    pub fn run(&mut self) {
+        self.w.run_until_idle().unwrap();
+        self.check_scripts();
+    }
+
+    /// Runs what can run without moving the clock.
+    pub fn flush(&mut self) {
+        self.w.flush().unwrap();
+        self.check_scripts();
+    }
+
+    /// Runs `ms` milliseconds of virtual time.
+    pub fn run_for(&mut self, ms: u64) {
+        self.w.run_for(ms).unwrap();
+        self.check_scripts();
+    }
+
+    /// Runs one unit of work; false when nothing could run.
+    pub fn step(&mut self) -> bool {
+        self.w.step().unwrap()
+    }
+
+    /// Runs units until one of them is a microtask (parallel steps and other event loops' tasks
+    /// may run first); returns that microtask's description.
+    pub fn step_microtask(&mut self) -> String {
+        loop {
+            assert!(self.step(), "no microtask left to run");
+            let last = self.units().pop().unwrap_or_default();
+            if last.starts_with("microtask") {
+                return last;
+            }
+        }
+    }
+
+    /// Asks the browser agent for an observation of `top`'s traversable and runs until idle.
+    pub fn observe_now(&mut self, top: DocumentKey) -> ObservationResult {
+        let o = self.w.observe(top, "o");
+        self.run();
+        self.w
+            .observation_result(o)
+            .cloned()
+            .expect("the observation finished")
+    }
+
+    pub fn ready(&self, doc: DocumentKey) -> bool {
+        self.w.tools_ready(doc)
+    }
+
+    pub fn pending(&self, doc: DocumentKey) -> usize {
+        self.w.pending_tool_readiness_promises(doc)
+    }
+
+    /// "pending", "fulfilled" or "rejected".
+    pub fn state(&self, p: PromiseKey) -> &'static str {
+        self.w.promise_state(p).name()
+    }
+
+    /// The promise a script bound to `name`.
+    pub fn promise_named(&self, name: &str) -> PromiseKey {
+        match self.w.lookup(name) {
+            Some(Value::Promise(p)) => *p,
+            other => panic!("{name} is not a promise: {other:?}"),
+        }
+    }
+
+    pub fn value(&self, name: &str) -> Value {
+        self.w
+            .lookup(name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} is not bound"))
+    }
+
+    /// The state of the promise a script bound to `name`.
+    pub fn state_of(&self, name: &str) -> &'static str {
+        self.state(self.promise_named(name))
+    }
+
+    /// The value a fulfilled promise holds.
+    pub fn fulfilled_value(&self, p: PromiseKey) -> Value {
+        match self.w.promise_state(p) {
+            PromiseState::Fulfilled(v) => v.clone(),
+            other => panic!("{} is {}", self.w.promise_label(p), other.name()),
+        }
+    }
+
+    /// The name of the error a rejected promise holds (or the displayed value when it is not
+    /// an error).
+    pub fn rejection(&self, p: PromiseKey) -> String {
+        match self.w.promise_state(p) {
+            PromiseState::Rejected(Value::Error(e)) => e.name.clone(),
+            PromiseState::Rejected(v) => self.w.display_value(v),
+            other => panic!("{} is {}", self.w.promise_label(p), other.name()),
+        }
+    }
+
+    /// The rejection of the promise a script bound to `name`.
+    pub fn rejection_of(&self, name: &str) -> String {
+        self.rejection(self.promise_named(name))
+    }
+
+    /// The log's lines, in order.
+    pub fn logged(&self) -> Vec<String> {
+        self.w.log().iter().map(|l| l.text.clone()).collect()
+    }
+
+    /// The log's lines with the virtual time each was written at.
+    pub fn logged_at(&self) -> Vec<(String, u64)> {
+        self.w
+            .log()
+            .iter()
+            .map(|l| (l.text.clone(), l.time))
+            .collect()
+    }
+
+    /// Whether a run reached an algorithm's step.
+    pub fn reached(&self, alg: &Algorithm, step: &str) -> bool {
+        self.w.coverage().reached(alg.id, step_index(alg, step))
+    }
+
+    /// The trace, as the human output prints it.
+    pub fn trace_text(&self) -> String {
+        self.w
+            .trace
+            .entries
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The descriptions of the units of work that ran, in order.
+    pub fn units(&self) -> Vec<String> {
+        self.w
+            .trace
+            .entries
+            .iter()
+            .filter_map(|e| match e {
+                webmcp_ref::trace::TraceEntry::Unit { what, .. } => Some(what.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The anchors and steps of the findings so far.
+    pub fn findings_at(&self) -> Vec<(String, String)> {
+        self.w
+            .findings()
+            .iter()
+            .map(|f| (f.anchor.to_string(), f.step.to_string()))
+            .collect()
+    }
+
+    /// The names of a document's tools, in registration order.
+    pub fn tools(&self, doc: DocumentKey) -> Vec<String> {
+        self.w.tool_names(doc)
+    }
+}
+
+/// A tool literal for scripts: `{name, description, execute: returns("ok")}` plus `extra`
+/// members (written as script, e.g. `inputSchema: {type: "object"}`).
+pub fn tool(name: &str, extra: &str) -> String {
+    let extra = if extra.is_empty() {
+        String::new()
+    } else {
+        format!(", {extra}")
+    };
+    format!("{{name: {name:?}, description: \"d\", execute: returns(\"ok\"){extra}}}")
+}
+
+/// The names of the tools an observation showed for each document, in tree order.
+pub fn observed_tools(result: &ObservationResult) -> Vec<(String, Vec<String>)> {
+    result
+        .tool_map
+        .as_ref()
+        .expect("the observation has a tool map")
+        .iter()
+        .map(|d| {
+            (
+                d.document.clone(),
+                d.tools.iter().map(|t| t.name.clone()).collect(),
+            )
+        })
+        .collect()
+}
