@@ -46,13 +46,16 @@ pub enum TaskSource {
     /// The scenario's own tasks: they stand for the test's script and the messages the test
     /// harness posts (HTML's networking and posted message task sources).
     Harness,
+    /// <https://html.spec.whatwg.org/#navigation-and-traversal-task-source>
+    NavigationAndTraversal,
 }
 
-pub const TASK_SOURCES: [TaskSource; 4] = [
+pub const TASK_SOURCES: [TaskSource; 5] = [
     TaskSource::Webmcp,
     TaskSource::Timer,
     TaskSource::DomManipulation,
     TaskSource::Harness,
+    TaskSource::NavigationAndTraversal,
 ];
 
 impl TaskSource {
@@ -66,6 +69,7 @@ impl TaskSource {
             TaskSource::Timer => "timer",
             TaskSource::DomManipulation => "DOM manipulation",
             TaskSource::Harness => "harness",
+            TaskSource::NavigationAndTraversal => "navigation and traversal",
         }
     }
 }
@@ -103,6 +107,12 @@ pub enum TaskAction {
     RegistryNotification,
     /// `DOMContentLoaded` or `load`.
     Lifecycle { stage: Lifecycle },
+    /// A navigation started by script commits: the task's document is replaced.
+    CommitNavigation {
+        url: String,
+        label: String,
+        keep_in_bfcache: bool,
+    },
 }
 
 /// A task waiting in a task queue.
@@ -127,7 +137,7 @@ pub struct Microtask {
 #[derive(Clone, Debug, Default, Hash)]
 pub struct EventLoop {
     pub label: String,
-    pub queues: [VecDeque<Task>; 4],
+    pub queues: [VecDeque<Task>; 5],
     pub microtasks: VecDeque<Microtask>,
 }
 
@@ -171,8 +181,8 @@ pub enum ParallelStepKind {
     ExecuteToolCancel { execution: ExecutionKey },
     /// What a caller of "wait for tools to be ready" does once the wait has ended.
     AfterWait { caller: WaitCaller },
-    /// A navigation started by script commits.
-    CommitNavigation {
+    /// A navigation started by script has its response: queue the task that commits it.
+    NavigationResponse {
         from: DocumentKey,
         url: String,
         label: String,
@@ -503,6 +513,7 @@ impl World {
                 Lifecycle::Interactive => "DOMContentLoaded".into(),
                 _ => "load".into(),
             },
+            TaskAction::CommitNavigation { url, .. } => format!("the navigation to {url} commits"),
         }
     }
 
@@ -546,8 +557,8 @@ impl World {
                     self.label(*caller)
                 ),
             },
-            ParallelStepKind::CommitNavigation { from, url, .. } => {
-                format!("navigation from {} to {url} commits", self.label(*from))
+            ParallelStepKind::NavigationResponse { from, url, .. } => {
+                format!("the navigation of {} to {url} has its response", self.label(*from))
             }
         }
     }
@@ -670,6 +681,15 @@ impl World {
             TaskAction::CoalescedReadinessCheck => self.coalesced_readiness_check(doc),
             TaskAction::RegistryNotification => self.registry_notification(doc),
             TaskAction::Lifecycle { stage } => self.reach_lifecycle(doc, stage),
+            TaskAction::CommitNavigation {
+                url,
+                label,
+                keep_in_bfcache,
+            } => {
+                if let Err(e) = self.navigate(doc, &url, &label, keep_in_bfcache) {
+                    self.harness_note(format!("navigation did not commit: {e}"));
+                }
+            }
         }
     }
 
@@ -717,16 +737,22 @@ impl World {
                     // Only reached when a wait returned at once.
                     self.continue_after_wait(q, caller, WaitOutcome::Ready)
                 }
-                ParallelStepKind::CommitNavigation {
+                // The new document replaces the old one in a task of the old one's event loop,
+                // so the navigation never lands between a task and its microtasks.
+                ParallelStepKind::NavigationResponse {
                     from,
                     url,
                     label,
                     keep_in_bfcache,
-                } => {
-                    if let Err(e) = self.navigate(from, &url, &label, keep_in_bfcache) {
-                        self.harness_note(format!("navigation did not commit: {e}"));
-                    }
-                }
+                } => self.queue_global_task(
+                    from,
+                    TaskSource::NavigationAndTraversal,
+                    TaskAction::CommitNavigation {
+                        url,
+                        label,
+                        keep_in_bfcache,
+                    },
+                ),
             }
         }
         let queue = &self.parallel_queues[q];

@@ -252,7 +252,7 @@ impl World {
                 let from = self.eval_document(frame, from)?;
                 self.in_parallel(
                     format!("navigation of {}", self.label(from)),
-                    vec![ParallelStepKind::CommitNavigation {
+                    vec![ParallelStepKind::NavigationResponse {
                         from,
                         url: url.clone(),
                         label: label.clone(),
