@@ -187,10 +187,10 @@ impl World {
                 if *awaited {
                     // `await v`: PerformPromiseThen(PromiseResolve(%Promise%, v), resume, throw).
                     let p = self.promise_resolve(frame.realm, v);
-                    let resume = Handler::Resume {
-                        frame: Box::new(frame.clone()),
+                    let resume = Handler::Resume(Box::new(crate::platform::promise::Resumption {
+                        frame: frame.clone(),
                         bind: bind.clone(),
-                    };
+                    }));
                     self.perform_promise_then(p, resume.clone(), resume, None);
                     return Ok(Flow::Suspend);
                 }
@@ -299,12 +299,12 @@ impl World {
             } => {
                 let v = self.eval(frame, promise)?;
                 let p = self.promise_resolve(frame.realm, v);
-                let handler = Handler::Block {
+                let handler = Handler::Block(Box::new(crate::platform::promise::ReactionBlock {
                     realm: frame.realm,
                     block: body.clone(),
                     bind: bind.clone(),
                     locals: frame.locals.clone(),
-                };
+                }));
                 let (on_f, on_r) = match branch {
                     Branch::Fulfilled => (handler, Handler::Empty),
                     Branch::Rejected => (Handler::Empty, handler),

@@ -75,20 +75,29 @@ pub enum Handler {
     },
     /// A resolving function made by a `PromiseResolveThenableJob`.
     Resolving { resolver: ResolverKey, reject: bool },
-    /// The rest of an async script after an `await`.
-    Resume {
-        frame: Box<Frame>,
-        bind: Option<String>,
-    },
-    /// An `on p fulfilled:` block of the scenario.
-    Block {
-        realm: DocumentKey,
-        block: Arc<Block>,
-        bind: Option<String>,
-        locals: Vec<(String, Value)>,
-    },
+    /// The rest of an async script after an `await` (boxed: handlers stay small).
+    Resume(Box<Resumption>),
+    /// An `on p fulfilled:` block of the scenario (boxed: handlers stay small).
+    Block(Box<ReactionBlock>),
     /// `executeTool()`'s reaction to the promise the tool's callback returned.
     ExecuteResult { execution: ExecutionKey },
+}
+
+/// An async script suspended at an `await`, and the name its result goes to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Resumption {
+    pub frame: Frame,
+    pub bind: Option<String>,
+}
+
+/// An `on p fulfilled:` block, its realm, the name of the settled value, and the enclosing
+/// block's parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReactionBlock {
+    pub realm: DocumentKey,
+    pub block: Arc<Block>,
+    pub bind: Option<String>,
+    pub locals: Vec<(String, Value)>,
 }
 
 /// A promise job.
@@ -279,8 +288,8 @@ impl World {
             Handler::Empty => None,
             Handler::WaitForToolsSettle { context, .. } => Some(self.model_contexts[*context].document),
             Handler::Resolving { resolver, .. } => Some(self.resolvers[*resolver].realm),
-            Handler::Resume { frame, .. } => Some(frame.realm),
-            Handler::Block { realm, .. } => Some(*realm),
+            Handler::Resume(r) => Some(r.frame.realm),
+            Handler::Block(b) => Some(b.realm),
             Handler::ExecuteResult { execution } => Some(self.executions[*execution].target_realm()),
         }
     }
@@ -299,7 +308,14 @@ impl World {
             on_rejected,
         };
         match self.promises[promise].state.clone() {
-            PromiseState::Pending => self.promises[promise].reactions.push(reaction),
+            PromiseState::Pending => {
+                // Most promises get one reaction: room for exactly one, not Vec's default four.
+                let reactions = &mut self.promises[promise].reactions;
+                if reactions.is_empty() {
+                    reactions.reserve_exact(1);
+                }
+                reactions.push(reaction)
+            }
             PromiseState::Fulfilled(v) => self.queue_reaction_job(reaction, true, v),
             PromiseState::Rejected(r) => self.queue_reaction_job(reaction, false, r),
         }
@@ -449,16 +465,18 @@ impl World {
                 self.call_resolver(resolver, reject, argument);
                 Ok(Value::Undefined)
             }
-            Handler::Resume { frame, bind } => {
-                self.resume_script(*frame, bind, fulfilled, argument);
+            Handler::Resume(r) => {
+                let Resumption { frame, bind } = *r;
+                self.resume_script(frame, bind, fulfilled, argument);
                 Ok(Value::Undefined)
             }
-            Handler::Block {
-                realm,
-                block,
-                bind,
-                locals,
-            } => {
+            Handler::Block(b) => {
+                let ReactionBlock {
+                    realm,
+                    block,
+                    bind,
+                    locals,
+                } = *b;
                 self.run_reaction_block(realm, block, bind, locals, argument);
                 Ok(Value::Undefined)
             }
@@ -484,10 +502,10 @@ impl World {
                         if *reject { "reject" } else { "resolve" },
                         self.promise_label(self.resolvers[*resolver].promise)
                     ),
-                    Handler::Resume { frame, .. } => {
-                        format!("script resumes after await (line {})", frame.current_line())
+                    Handler::Resume(r) => {
+                        format!("script resumes after await (line {})", r.frame.current_line())
                     }
-                    Handler::Block { block, .. } => format!("reaction script (line {})", block.line),
+                    Handler::Block(b) => format!("reaction script (line {})", b.block.line),
                     Handler::ExecuteResult { execution } => format!(
                         "executeTool() takes the result of {:?} ({branch})",
                         self.executions[*execution].tool_name

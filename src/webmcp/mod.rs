@@ -87,6 +87,65 @@ pub struct PendingPromise {
     pub from_realm: Option<DocumentKey>,
 }
 
+/// PR #373's pending tool readiness promises: a set of promises, with O(1) insertion, lookup
+/// and removal. Nothing in the algorithms reads its order, so a removal may move the last
+/// entry into the removed one's place.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PendingSet {
+    entries: IndexMap<PromiseKey, PendingPromise>,
+}
+
+impl PendingSet {
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn contains(&self, promise: PromiseKey) -> bool {
+        self.entries.contains_key(&promise)
+    }
+
+    /// Appends, unless the promise is already in the set.
+    pub fn insert(&mut self, entry: PendingPromise) {
+        self.entries.entry(entry.promise).or_insert(entry);
+    }
+
+    pub fn remove(&mut self, promise: PromiseKey) {
+        self.entries.swap_remove(&promise);
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &PendingPromise> {
+        self.entries.values()
+    }
+}
+
+impl std::ops::Index<usize> for PendingSet {
+    type Output = PendingPromise;
+    fn index(&self, i: usize) -> &PendingPromise {
+        &self.entries[i]
+    }
+}
+
+impl<'a> IntoIterator for &'a PendingSet {
+    type Item = &'a PendingPromise;
+    type IntoIter = indexmap::map::Values<'a, PromiseKey, PendingPromise>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.values()
+    }
+}
+
+impl std::hash::Hash for PendingSet {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.entries.len().hash(state);
+        for e in self.entries.values() {
+            e.hash(state);
+        }
+    }
+}
+
 /// A `ModelContext` object and its internal context.
 ///
 /// <https://webmachinelearning.github.io/webmcp/#modelcontext>
@@ -96,7 +155,7 @@ pub struct ModelContext {
     /// <https://webmachinelearning.github.io/webmcp/#model-context-tool-map>
     pub tool_map: IndexMap<String, ToolDefinition>,
     /// PR #373's pending tool readiness promises: an ordered set.
-    pub pending_tool_readiness_promises: Vec<PendingPromise>,
+    pub pending_tool_readiness_promises: PendingSet,
     pub listeners: Vec<ListenerKey>,
     /// The coalesced-readiness proposal's last notified readiness (initially true).
     pub last_notified_ready: bool,
@@ -126,7 +185,7 @@ impl World {
         self.model_contexts.insert(ModelContext {
             document,
             tool_map: IndexMap::new(),
-            pending_tool_readiness_promises: Vec::new(),
+            pending_tool_readiness_promises: PendingSet::default(),
             listeners: Vec::new(),
             last_notified_ready: true,
             readiness_check_queued: false,

@@ -148,10 +148,9 @@ impl World {
             step!(self, WAIT_FOR_TOOLS_UNTIL, "2", Some(document), "pending");
         }
         // 3. Append promise to this's pending tool readiness promises (an ordered set).
-        let set = &mut self.model_contexts[context].pending_tool_readiness_promises;
-        if !set.iter().any(|p| p.promise == promise) {
-            set.push(PendingPromise { promise, from_realm });
-        }
+        self.model_contexts[context]
+            .pending_tool_readiness_promises
+            .insert(PendingPromise { promise, from_realm });
         step!(self, WAIT_FOR_TOOLS_UNTIL, "3", Some(document), |w| format!(
             "{} pending",
             w.model_contexts[context].pending_tool_readiness_promises.len()
@@ -200,7 +199,7 @@ impl World {
         // 5.1. Remove promise from the pending tool readiness promises.
         self.model_contexts[context]
             .pending_tool_readiness_promises
-            .retain(|p| p.promise != promise);
+            .remove(promise);
         step!(self, WAIT_FOR_TOOLS_UNTIL, "5.1", Some(document), |w| format!(
             "{} removed; {} pending",
             w.promise_label(promise),
