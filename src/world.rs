@@ -13,6 +13,7 @@ use crate::platform::keys::*;
 use crate::platform::navigable::{Document, Navigable};
 use crate::platform::origin::Origin;
 use crate::platform::promise::{Promise, Resolver, Thenable};
+use crate::platform::shared::Shared;
 use crate::platform::value::Value;
 use crate::profile::{Assertions, Profile};
 use crate::schedule::{Replay, Schedule};
@@ -68,31 +69,31 @@ pub struct UncaughtError {
 pub struct World {
     pub profile: Profile,
     pub settings: WorldSettings,
-    pub(crate) navigables: SlotMap<NavigableKey, Navigable>,
-    pub(crate) documents: SlotMap<DocumentKey, Document>,
-    pub(crate) model_contexts: SlotMap<ModelContextKey, ModelContext>,
-    pub(crate) event_loops: SlotMap<EventLoopKey, EventLoop>,
-    pub(crate) agent_event_loops: BTreeMap<(NavigableKey, Origin), EventLoopKey>,
+    pub(crate) navigables: Shared<SlotMap<NavigableKey, Navigable>>,
+    pub(crate) documents: Shared<SlotMap<DocumentKey, Shared<Document>>>,
+    pub(crate) model_contexts: Shared<SlotMap<ModelContextKey, Shared<ModelContext>>>,
+    pub(crate) event_loops: Shared<SlotMap<EventLoopKey, Shared<EventLoop>>>,
+    pub(crate) agent_event_loops: Shared<BTreeMap<(NavigableKey, Origin), EventLoopKey>>,
     /// Event loops with a queued task or microtask.
     pub(crate) busy_loops: BTreeSet<EventLoopKey>,
-    pub(crate) parallel_queues: SlotMap<ParallelQueueKey, ParallelQueue>,
+    pub(crate) parallel_queues: Shared<SlotMap<ParallelQueueKey, Shared<ParallelQueue>>>,
     /// <https://webmachinelearning.github.io/webmcp/#ai-agent-queue>
     pub(crate) ai_agent_queue: ParallelQueueKey,
-    pub(crate) promises: SlotMap<PromiseKey, Promise>,
-    pub(crate) promise_labels: BTreeMap<PromiseKey, String>,
+    pub(crate) promises: Shared<SlotMap<PromiseKey, Shared<Promise>>>,
+    pub(crate) promise_labels: Shared<BTreeMap<PromiseKey, String>>,
     pub(crate) promise_count: u32,
-    pub(crate) resolvers: SlotMap<ResolverKey, Resolver>,
-    pub(crate) thenables: SlotMap<ThenableKey, Thenable>,
-    pub(crate) signals: SlotMap<SignalKey, AbortSignal>,
-    pub(crate) listeners: SlotMap<ListenerKey, Listener>,
-    pub(crate) timers: SlotMap<TimerKey, Timer>,
+    pub(crate) resolvers: Shared<SlotMap<ResolverKey, Resolver>>,
+    pub(crate) thenables: Shared<SlotMap<ThenableKey, Thenable>>,
+    pub(crate) signals: Shared<SlotMap<SignalKey, AbortSignal>>,
+    pub(crate) listeners: Shared<SlotMap<ListenerKey, Listener>>,
+    pub(crate) timers: Shared<SlotMap<TimerKey, Timer>>,
     /// Timers ordered by (due time, sequence number).
     pub(crate) timer_index: BTreeSet<(u64, u64, TimerKey)>,
-    pub(crate) waiters: SlotMap<WaiterKey, Waiter>,
-    pub(crate) observations: SlotMap<ObservationKey, Observation>,
-    pub(crate) executions: SlotMap<ExecutionKey, Execution>,
+    pub(crate) waiters: Shared<SlotMap<WaiterKey, Waiter>>,
+    pub(crate) observations: Shared<SlotMap<ObservationKey, Observation>>,
+    pub(crate) executions: Shared<SlotMap<ExecutionKey, Execution>>,
     /// The scenario's names for values.
-    pub(crate) env: BTreeMap<String, Value>,
+    pub(crate) env: Shared<BTreeMap<String, Value>>,
     pub(crate) now: u64,
     pub(crate) seq: u64,
     pub(crate) unit: u64,
@@ -105,45 +106,45 @@ pub struct World {
     pub(crate) schedule: Replay,
     pub trace: Trace,
     pub(crate) coverage: Coverage,
-    pub(crate) findings: Vec<Finding>,
-    pub(crate) log: Vec<LogEntry>,
-    pub(crate) uncaught: Vec<UncaughtError>,
+    pub(crate) findings: Shared<Vec<Finding>>,
+    pub(crate) log: Shared<Vec<LogEntry>>,
+    pub(crate) uncaught: Shared<Vec<UncaughtError>>,
 }
 
 impl World {
     /// An empty world under a profile.
     pub fn new(profile: Profile) -> World {
         let mut parallel_queues = SlotMap::with_key();
-        let ai_agent_queue = parallel_queues.insert(ParallelQueue {
+        let ai_agent_queue = parallel_queues.insert(Shared::new(ParallelQueue {
             label: "AI agent queue".into(),
             steps: Default::default(),
             waiting_on: None,
             persistent: true,
-        });
+        }));
         World {
             profile,
             settings: WorldSettings::default(),
-            navigables: SlotMap::with_key(),
-            documents: SlotMap::with_key(),
-            model_contexts: SlotMap::with_key(),
-            event_loops: SlotMap::with_key(),
-            agent_event_loops: BTreeMap::new(),
+            navigables: Shared::new(SlotMap::with_key()),
+            documents: Shared::new(SlotMap::with_key()),
+            model_contexts: Shared::new(SlotMap::with_key()),
+            event_loops: Shared::new(SlotMap::with_key()),
+            agent_event_loops: Shared::default(),
             busy_loops: BTreeSet::new(),
-            parallel_queues,
+            parallel_queues: Shared::new(parallel_queues),
             ai_agent_queue,
-            promises: SlotMap::with_key(),
-            promise_labels: BTreeMap::new(),
+            promises: Shared::new(SlotMap::with_key()),
+            promise_labels: Shared::default(),
             promise_count: 0,
-            resolvers: SlotMap::with_key(),
-            thenables: SlotMap::with_key(),
-            signals: SlotMap::with_key(),
-            listeners: SlotMap::with_key(),
-            timers: SlotMap::with_key(),
+            resolvers: Shared::new(SlotMap::with_key()),
+            thenables: Shared::new(SlotMap::with_key()),
+            signals: Shared::new(SlotMap::with_key()),
+            listeners: Shared::new(SlotMap::with_key()),
+            timers: Shared::new(SlotMap::with_key()),
             timer_index: BTreeSet::new(),
-            waiters: SlotMap::with_key(),
-            observations: SlotMap::with_key(),
-            executions: SlotMap::with_key(),
-            env: BTreeMap::new(),
+            waiters: Shared::new(SlotMap::with_key()),
+            observations: Shared::new(SlotMap::with_key()),
+            executions: Shared::new(SlotMap::with_key()),
+            env: Shared::default(),
             now: 0,
             seq: 0,
             unit: 0,
@@ -155,9 +156,9 @@ impl World {
             schedule: Replay::default(),
             trace: Trace::default(),
             coverage: Coverage::default(),
-            findings: Vec::new(),
-            log: Vec::new(),
-            uncaught: Vec::new(),
+            findings: Shared::default(),
+            log: Shared::default(),
+            uncaught: Shared::default(),
         }
     }
 

@@ -80,17 +80,51 @@ struct Leaf {
     values: Vec<(String, String)>,
 }
 
+/// A continuation: the choices from a state on, as a list that shares its tail, so that
+/// prefixing a choice costs one node.
+#[derive(Debug)]
+struct Path {
+    choice: u32,
+    len: u32,
+    nonzero: u32,
+    rest: Option<Arc<Path>>,
+}
+
+fn prefixed(choice: u32, rest: &Option<Arc<Path>>) -> Option<Arc<Path>> {
+    let (len, nonzero) = rest.as_ref().map(|r| (r.len, r.nonzero)).unwrap_or((0, 0));
+    Some(Arc::new(Path {
+        choice,
+        len: len + 1,
+        nonzero: nonzero + u32::from(choice != 0),
+        rest: rest.clone(),
+    }))
+}
+
+fn path_vec(mut p: &Option<Arc<Path>>) -> Vec<u32> {
+    let mut out = Vec::new();
+    while let Some(node) = p {
+        out.push(node.choice);
+        p = &node.rest;
+    }
+    out
+}
+
+/// Fewest non-default choices, then fewest choices, then the first in choice order.
+fn better(a: &Option<Arc<Path>>, b: &Option<Arc<Path>>) -> bool {
+    let key = |p: &Option<Arc<Path>>| p.as_ref().map(|n| (n.nonzero, n.len)).unwrap_or((0, 0));
+    match key(a).cmp(&key(b)) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Greater => false,
+        std::cmp::Ordering::Equal => path_vec(a) < path_vec(b),
+    }
+}
+
 /// How the schedules from one state reach one outcome.
 #[derive(Clone, Debug)]
 struct Reach {
     count: u128,
-    /// The best continuation: fewest non-default choices, then fewest choices, then first.
-    best: Vec<u32>,
-}
-
-fn better(a: &[u32], b: &[u32]) -> bool {
-    let nz = |p: &[u32]| p.iter().filter(|c| **c != 0).count();
-    (nz(a), a.len(), a) < (nz(b), b.len(), b)
+    /// The best continuation.
+    best: Option<Arc<Path>>,
 }
 
 /// For each outcome (by index), the schedules reaching it.
@@ -275,16 +309,21 @@ impl Explorer<'_> {
             self.units += child.world.units_run() - before;
             let sub = self.explore(child);
             for (id, reach) in sub.iter() {
-                let mut path = Vec::with_capacity(reach.best.len() + 1);
-                path.push(i as u32);
-                path.extend_from_slice(&reach.best);
-                let entry = summary.entry(*id).or_insert(Reach {
-                    count: 0,
-                    best: path.clone(),
-                });
-                entry.count += reach.count;
-                if better(&path, &entry.best) {
-                    entry.best = path;
+                let path = prefixed(i as u32, &reach.best);
+                match summary.entry(*id) {
+                    std::collections::btree_map::Entry::Vacant(v) => {
+                        v.insert(Reach {
+                            count: reach.count,
+                            best: path,
+                        });
+                    }
+                    std::collections::btree_map::Entry::Occupied(mut o) => {
+                        let entry = o.get_mut();
+                        entry.count += reach.count;
+                        if better(&path, &entry.best) {
+                            entry.best = path;
+                        }
+                    }
                 }
             }
         }
@@ -344,16 +383,16 @@ impl Explorer<'_> {
             id,
             Reach {
                 count: 1,
-                best: Vec::new(),
+                best: None,
             },
         )]
     }
 
     fn report(&self, summary: &Summary) -> Exploration {
         let schedules: u128 = summary.iter().map(|(_, r)| r.count).sum();
-        let token = |path: &[u32]| -> String {
+        let token = |path: &Option<Arc<Path>>| -> String {
             let mut s = crate::schedule::Schedule::default();
-            for (point, choice) in path.iter().enumerate() {
+            for (point, choice) in path_vec(path).iter().enumerate() {
                 if *choice != 0 {
                     s.choices.insert(point as u64, *choice);
                 }
@@ -389,7 +428,7 @@ impl Explorer<'_> {
         for (line, e) in lines {
             let mut passing = 0u128;
             let mut failing = 0u128;
-            let mut best_fail: Option<Vec<u32>> = None;
+            let mut best_fail: Option<Option<Arc<Path>>> = None;
             let mut seen: Vec<String> = Vec::new();
             for (id, reach) in summary {
                 let leaf = &self.leaves[*id as usize];

@@ -4,6 +4,7 @@
 use std::hash::{Hash, Hasher};
 
 use crate::platform::event_loop::TASK_SOURCES;
+use crate::platform::shared::Shared;
 use crate::webmcp::readiness::WaitState;
 use crate::world::World;
 
@@ -72,7 +73,8 @@ impl Hasher for StateHasher {
     }
 }
 
-/// Where a sequence number lives, for renumbering.
+/// Where a pending unit lives: what the order of sequence numbers is hashed as.
+#[derive(Hash)]
 enum SeqSlot {
     Task(crate::platform::keys::EventLoopKey, usize, usize),
     Microtask(crate::platform::keys::EventLoopKey, usize),
@@ -82,10 +84,10 @@ enum SeqSlot {
 }
 
 impl World {
-    /// Renumbers the sequence numbers of every pending unit by rank, keeping their order. The
-    /// scheduler reads only their order, so the world's behaviour is unchanged; two states
-    /// that differ only in how many numbers were handed out on the way then compare equal.
-    pub fn normalize_sequence_numbers(&mut self) {
+    /// The pending units in the order of their sequence numbers. The scheduler reads only
+    /// this order (never the numbers), so two states with the same contents and the same
+    /// order have the same futures, with the same candidate lists.
+    fn pending_order(&self) -> Vec<(u64, SeqSlot)> {
         let mut slots: Vec<(u64, SeqSlot)> = Vec::new();
         for (l, el) in &self.event_loops {
             for source in TASK_SOURCES {
@@ -110,61 +112,58 @@ impl World {
                 slots.push((seq, SeqSlot::Waiter(w)));
             }
         }
-        slots.sort_by_key(|(seq, _)| *seq);
-        for (rank, (_, slot)) in slots.iter().enumerate() {
-            let seq = rank as u64 + 1;
-            match *slot {
-                SeqSlot::Task(l, s, i) => self.event_loops[l].queues[s][i].seq = seq,
-                SeqSlot::Microtask(l, i) => self.event_loops[l].microtasks[i].seq = seq,
-                SeqSlot::Step(q, i) => self.parallel_queues[q].steps[i].seq = seq,
-                SeqSlot::Timer(t) => self.timers[t].seq = seq,
-                SeqSlot::Waiter(w) => {
-                    if let WaitState::Woken { seq: s, .. } = &mut self.waiters[w].state {
-                        *s = seq;
-                    }
-                }
-            }
-        }
-        self.seq = slots.len() as u64;
-        self.timer_index = self
-            .timers
-            .iter()
-            .map(|(k, t)| (t.due, t.seq, k))
-            .collect();
+        slots.sort_unstable_by_key(|(seq, _)| *seq);
+        slots
     }
 
     /// Hashes everything that decides the world's future or records what it observed: the
-    /// arenas, the clock, the units run so far (so the explored graph has no cycles), the log,
-    /// the findings. Not hashed: the trace, coverage, the schedule record and counters that
-    /// only name things (call [`World::normalize_sequence_numbers`] first).
+    /// arenas, the order of the pending units, the clock, the units run so far (so the
+    /// explored graph has no cycles), the log, the findings. Not hashed: the trace, coverage,
+    /// the schedule record, and sequence numbers themselves (only their order matters).
     pub fn hash_state<H: Hasher>(&self, h: &mut H) {
-        fn arena<K: slotmap::Key + Hash, V: Hash, H: Hasher>(map: &slotmap::SlotMap<K, V>, h: &mut H) {
-            map.len().hash(h);
-            for (k, v) in map {
-                k.hash(h);
-                v.hash(h);
-            }
+        // Each arena's hash is remembered until it changes, and copies of a world share their
+        // unchanged arenas: hashing a state costs about what changed since its parent.
+        fn arena<K: slotmap::Key + Hash, V: Hash>(map: &Shared<slotmap::SlotMap<K, V>>) -> u128 {
+            map.hash_with(|m| {
+                let mut h = StateHasher::default();
+                m.len().hash(&mut h);
+                for (k, v) in m {
+                    k.hash(&mut h);
+                    v.hash(&mut h);
+                }
+                h.finish128()
+            })
         }
-        arena(&self.navigables, h);
-        arena(&self.documents, h);
-        arena(&self.model_contexts, h);
-        arena(&self.event_loops, h);
-        arena(&self.parallel_queues, h);
-        arena(&self.promises, h);
-        arena(&self.resolvers, h);
-        arena(&self.thenables, h);
-        arena(&self.signals, h);
-        arena(&self.listeners, h);
-        arena(&self.timers, h);
-        arena(&self.waiters, h);
-        arena(&self.observations, h);
-        arena(&self.executions, h);
-        self.env.hash(h);
-        self.promise_labels.hash(h);
+        fn value<T: Hash>(x: &Shared<T>) -> u128 {
+            x.hash_with(|v| {
+                let mut h = StateHasher::default();
+                v.hash(&mut h);
+                h.finish128()
+            })
+        }
+        arena(&self.navigables).hash(h);
+        arena(&self.documents).hash(h);
+        arena(&self.model_contexts).hash(h);
+        arena(&self.event_loops).hash(h);
+        arena(&self.parallel_queues).hash(h);
+        arena(&self.promises).hash(h);
+        arena(&self.resolvers).hash(h);
+        arena(&self.thenables).hash(h);
+        arena(&self.signals).hash(h);
+        arena(&self.listeners).hash(h);
+        arena(&self.timers).hash(h);
+        arena(&self.waiters).hash(h);
+        arena(&self.observations).hash(h);
+        arena(&self.executions).hash(h);
+        value(&self.env).hash(h);
+        value(&self.promise_labels).hash(h);
+        value(&self.log).hash(h);
+        value(&self.findings).hash(h);
+        value(&self.uncaught).hash(h);
+        for (_, slot) in self.pending_order() {
+            slot.hash(h);
+        }
         self.now.hash(h);
         self.unit.hash(h);
-        self.log.hash(h);
-        self.findings.hash(h);
-        self.uncaught.hash(h);
     }
 }

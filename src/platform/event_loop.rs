@@ -116,7 +116,7 @@ pub enum TaskAction {
 }
 
 /// A task waiting in a task queue.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Task {
     pub seq: u64,
     pub source: TaskSource,
@@ -126,7 +126,7 @@ pub struct Task {
 }
 
 /// A microtask: a promise job, with the realm HTML's HostEnqueuePromiseJob gives it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Microtask {
     pub seq: u64,
     pub realm: Option<DocumentKey>,
@@ -190,7 +190,7 @@ pub enum ParallelStepKind {
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParallelStep {
     pub seq: u64,
     pub kind: ParallelStepKind,
@@ -222,12 +222,38 @@ pub enum TimerKind {
     WaitDeadline { waiter: WaiterKey },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timer {
     /// Virtual time, in milliseconds, at which it expires.
     pub due: u64,
     pub seq: u64,
     pub kind: TimerKind,
+}
+
+// Sequence numbers only order units; a state's hash takes their order from
+// `World::hash_state`, so the numbers themselves are left out of these hashes.
+impl std::hash::Hash for Task {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.source, self.document, &self.action).hash(h);
+    }
+}
+
+impl std::hash::Hash for Microtask {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.realm, &self.job).hash(h);
+    }
+}
+
+impl std::hash::Hash for ParallelStep {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.kind.hash(h);
+    }
+}
+
+impl std::hash::Hash for Timer {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.due, &self.kind).hash(h);
+    }
 }
 
 /// A unit of work that may run next.
@@ -255,10 +281,11 @@ pub const UNIT_BUDGET: u64 = 1_000_000;
 
 impl World {
     pub(crate) fn new_event_loop(&mut self, label: String) -> EventLoopKey {
-        self.event_loops.insert(EventLoop {
-            label,
-            ..EventLoop::default()
-        })
+        self.event_loops
+            .insert(crate::platform::shared::Shared::new(EventLoop {
+                label,
+                ..EventLoop::default()
+            }))
     }
 
     pub(crate) fn next_seq(&mut self) -> u64 {
@@ -310,12 +337,14 @@ impl World {
     ///
     /// <https://html.spec.whatwg.org/multipage/infrastructure.html#in-parallel>
     pub(crate) fn in_parallel(&mut self, label: String, steps: Vec<ParallelStepKind>) -> ParallelQueueKey {
-        let queue = self.parallel_queues.insert(ParallelQueue {
-            label,
-            steps: VecDeque::new(),
-            waiting_on: None,
-            persistent: false,
-        });
+        let queue = self
+            .parallel_queues
+            .insert(crate::platform::shared::Shared::new(ParallelQueue {
+                label,
+                steps: VecDeque::new(),
+                waiting_on: None,
+                persistent: false,
+            }));
         for kind in steps {
             self.enqueue_parallel_step(queue, kind);
         }

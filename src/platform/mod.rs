@@ -10,4 +10,5 @@ pub mod origin;
 pub mod permissions;
 pub mod promise;
 pub mod script;
+pub mod shared;
 pub mod value;

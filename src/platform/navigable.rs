@@ -190,7 +190,7 @@ impl World {
         } else {
             Lifecycle::Complete
         };
-        let doc = self.documents.insert(Document {
+        let doc = self.documents.insert(super::shared::Shared::new(Document {
             label: label.into(),
             url,
             origin,
@@ -206,7 +206,7 @@ impl World {
             tools_inherited_policy: inherited,
             tools_declared_policy: options.tools_policy,
             window_listeners: Vec::new(),
-        });
+        }));
         // "Upon creation of the Document object, its associated ModelContext must be set to a
         // new ModelContext object created in the Document's relevant realm."
         let context = self.create_model_context(doc);

@@ -152,13 +152,13 @@ impl World {
     /// <https://webidl.spec.whatwg.org/#a-new-promise>
     pub fn new_promise(&mut self, realm: DocumentKey) -> PromiseKey {
         self.promise_count += 1;
-        self.promises.insert(Promise {
+        self.promises.insert(crate::platform::shared::Shared::new(Promise {
             realm,
             state: PromiseState::Pending,
             already_resolved: false,
             reactions: Vec::new(),
             id: self.promise_count,
-        })
+        }))
     }
 
     /// Gives a promise the name a scenario knows it by.

@@ -182,7 +182,7 @@ impl std::hash::Hash for ModelContext {
 
 impl World {
     pub(crate) fn create_model_context(&mut self, document: DocumentKey) -> ModelContextKey {
-        self.model_contexts.insert(ModelContext {
+        self.model_contexts.insert(crate::platform::shared::Shared::new(ModelContext {
             document,
             tool_map: IndexMap::new(),
             pending_tool_readiness_promises: PendingSet::default(),
@@ -190,7 +190,7 @@ impl World {
             last_notified_ready: true,
             readiness_check_queued: false,
             registry_change: None,
-        })
+        }))
     }
 
     pub fn model_context(&self, doc: DocumentKey) -> &ModelContext {

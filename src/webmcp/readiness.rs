@@ -81,11 +81,21 @@ pub enum WaitCaller {
 }
 
 /// Where a waiter is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WaitState {
     Waiting,
     /// The wait has ended; its caller's queue may go on.
     Woken { outcome: WaitOutcome, seq: u64 },
+}
+
+/// The sequence number is left out, as for tasks (see `World::hash_state`).
+impl std::hash::Hash for WaitState {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        match self {
+            WaitState::Waiting => 0u8.hash(h),
+            WaitState::Woken { outcome, .. } => (1u8, outcome).hash(h),
+        }
+    }
 }
 
 /// One caller of "wait for tools to be ready" that is waiting: every caller has its own
