@@ -39,11 +39,7 @@ fn bench_suite(c: &mut Criterion) {
     let paths = discover(&[root]).expect("wpt-mirror/ holds scenario files");
     let mut files = Vec::new();
     for path in &paths {
-        // A file another change left unparsable is skipped (and said), not timed.
-        match load(path) {
-            Ok(f) => files.push(f),
-            Err(e) => eprintln!("[suite] skipped: {e}"),
-        }
+        files.push(load(path).unwrap_or_else(|e| panic!("the bundled suite must parse: {e}")));
     }
     let options: Vec<RunOptions> = NAMED_PROFILES
         .iter()

@@ -37,12 +37,26 @@ fn the_bundled_suite_passes() {
 
 #[test]
 fn a_failed_expectation_exits_1_with_its_place_and_a_replay_command() {
-    let path = scratch("fail.scn", "title: t\nsubtest \"s\"\n  page top https://a.test/\n  expect top.toolsReady == false\n");
+    let path = scratch(
+        "fail.scn",
+        "title: t\nsubtest \"s\"\n  page top https://a.test/\n  expect top.toolsReady == false\n",
+    );
     let (code, out, _) = webmcp_ref(&["run", &path]);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains(&format!("{path}:4:3: expect top.toolsReady == false")), "{out}");
-    assert!(out.contains("expected: false") && out.contains("actual:   true"), "{out}");
-    assert!(out.contains(&format!("webmcp-ref trace {path} --subtest \"s\" --profile spec")), "{out}");
+    assert!(
+        out.contains(&format!("{path}:4:3: expect top.toolsReady == false")),
+        "{out}"
+    );
+    assert!(
+        out.contains("expected: false") && out.contains("actual:   true"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "webmcp-ref trace {path} --subtest \"s\" --profile spec"
+        )),
+        "{out}"
+    );
 }
 
 #[test]
@@ -50,7 +64,10 @@ fn several_profiles_show_where_outcomes_differ() {
     let path = scratch("two.scn", PASSING);
     let (code, out, err) = webmcp_ref(&["run", &path, "--profile", "spec,pr373-r1"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("Where the outcomes differ (spec | pr373-r1)"), "{out}");
+    assert!(
+        out.contains("Where the outcomes differ (spec | pr373-r1)"),
+        "{out}"
+    );
     assert!(out.contains("top.toolsReady"), "{out}");
 }
 
@@ -58,14 +75,20 @@ fn several_profiles_show_where_outcomes_differ() {
 fn bad_input_exits_2_and_names_the_problem() {
     let (code, _, err) = webmcp_ref(&["run", "--profile", "chrome"]);
     assert_eq!(code, 2);
-    assert!(err.contains("unknown profile `chrome`") && err.contains("chromium"), "{err}");
+    assert!(
+        err.contains("unknown profile `chrome`") && err.contains("chromium"),
+        "{err}"
+    );
     let (code, _, err) = webmcp_ref(&["run", "--set", "settle=always"]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown switch `settle`"), "{err}");
     let (code, _, err) = webmcp_ref(&["run", "--set", "gettools-waits"]);
     assert_eq!(code, 2);
     assert!(err.contains("not of the form name=value"), "{err}");
-    let bad = scratch("bad.scn", "title: t\nsubtest \"s\"\n  page top https://a.test/\n  expect top.toolsReady = true\n");
+    let bad = scratch(
+        "bad.scn",
+        "title: t\nsubtest \"s\"\n  page top https://a.test/\n  expect top.toolsReady = true\n",
+    );
     let (code, _, err) = webmcp_ref(&["run", &bad]);
     assert_eq!(code, 2);
     assert!(err.contains(&format!("{bad}:4:")), "{err}");
@@ -99,7 +122,10 @@ fn trace_prints_steps_and_the_schedule_and_replays_one() {
     let (code, out, _) = webmcp_ref(&["trace", &path]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("schedule: default"), "{out}");
-    assert!(out.contains("waitForToolsUntil() step 2 [top]: promise#1 has already settled: return"), "{out}");
+    assert!(
+        out.contains("waitForToolsUntil() step 2 [top]: promise#1 has already settled: return"),
+        "{out}"
+    );
     let (code, out, _) = webmcp_ref(&["trace", &path, "--format", "jsonl"]);
     assert_eq!(code, 0);
     for line in out.lines() {
@@ -116,7 +142,14 @@ fn trace_prints_steps_and_the_schedule_and_replays_one() {
 fn profiles_lists_every_switch_and_profile() {
     let (code, out, _) = webmcp_ref(&["profiles"]);
     assert_eq!(code, 0);
-    for name in ["spec", "pr373-r1", "chromium", "settled-promise-check", "inactive-realm-jobs", "tools-ready-timeout"] {
+    for name in [
+        "spec",
+        "pr373-r1",
+        "chromium",
+        "settled-promise-check",
+        "inactive-realm-jobs",
+        "tools-ready-timeout",
+    ] {
         assert!(out.contains(name), "{name} missing from:\n{out}");
     }
 }

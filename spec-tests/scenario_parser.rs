@@ -29,7 +29,9 @@ subtest "one"
 "#;
 
 fn parse(text: &str) -> Result<(), String> {
-    parse_file("x.scn", text).map(|_| ()).map_err(|e| e.to_string())
+    parse_file("x.scn", text)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 #[test]
@@ -42,7 +44,10 @@ fn a_well_formed_file_parses_and_runs() {
 #[test]
 fn a_missing_title_is_reported_at_the_top() {
     let e = parse("subtest \"a\"\n  page top https://a.test/\n").unwrap_err();
-    assert_eq!(e, "x.scn:1:1: expected a `title:` line before the first subtest");
+    assert_eq!(
+        e,
+        "x.scn:1:1: expected a `title:` line before the first subtest"
+    );
 }
 
 #[test]
@@ -72,14 +77,20 @@ fn an_unknown_switch_value_in_a_tag_lists_the_values() {
 fn script_outside_a_task_says_where_it_belongs() {
     let text = "title: t\nsubtest \"a\"\n  page top https://a.test/\n  top.waitForToolsUntil(42)\n";
     let e = parse(text).unwrap_err();
-    assert_eq!(e, "x.scn:4:3: `top...` is a script statement: put it inside `task in DOC:`");
+    assert_eq!(
+        e,
+        "x.scn:4:3: `top...` is a script statement: put it inside `task in DOC:`"
+    );
 }
 
 #[test]
 fn expected_and_found_are_both_named() {
     let text = "title: t\nsubtest \"a\"\n  page top not-a-url\n";
     let e = parse(text).unwrap_err();
-    assert_eq!(e, "x.scn:3:12: expected a URL such as https://a.test/, found `not-a-url`");
+    assert_eq!(
+        e,
+        "x.scn:3:12: expected a URL such as https://a.test/, found `not-a-url`"
+    );
     let text = "title: t\nsubtest \"a\"\n  page top https://a.test/\n  run soon\n";
     let e = parse(text).unwrap_err();
     assert_eq!(e, "x.scn:4:7: expected the end of the line, found `soon`");
@@ -88,20 +99,64 @@ fn expected_and_found_are_both_named() {
 #[test]
 fn an_unclosed_bracket_and_a_tab_are_located() {
     let text = "title: t\nsubtest \"a\"\n  page top https://a.test/\n  task in top: top.waitForToolsUntil([1, 2\n";
-    assert_eq!(parse(text).unwrap_err(), "x.scn:4:3: a bracket opened on this line is never closed");
+    assert_eq!(
+        parse(text).unwrap_err(),
+        "x.scn:4:3: a bracket opened on this line is never closed"
+    );
     let text = "title: t\nsubtest \"a\"\n\tpage top https://a.test/\n";
-    assert_eq!(parse(text).unwrap_err(), "x.scn:3:1: a tab in the indentation: indent with spaces");
+    assert_eq!(
+        parse(text).unwrap_err(),
+        "x.scn:3:1: a tab in the indentation: indent with spaces"
+    );
 }
 
 /// Pieces of the language, to make garbage that is close to real input.
 const PIECES: &[&str] = &[
-    "title: t\n", "subtest \"s\"\n", "  ", "page top https://a.test/\n", "frame c in top https://b.test/ allow=\"tools *\"\n",
-    "promise p in top\n", "task in top:\n", "    top.waitForToolsUntil(p)\n", "    remove c\n", "run\n", "flush\n",
-    "step 3\n", "observe top => ready\n", "expect top.toolsReady == true [spec]\n", "expect log == [\"a\"]\n",
-    "navigate top to https://a.test/n as n bfcache\n", "back n\n", "close top\n", "{", "}", "[", "]", "(", ")", ":", "\"",
-    "'", "#", "=>", "==", ".", ",", "\t", "\n", "42", "-1.5e3", "100ms", "await ", "log \"x {p}\"\n",
-    "controller ac in top\n", "    ac.abort()\n", "resolve p with 1\n", "thenable t in top resolves 1\n",
-    "    top.registerTool({name: \"x\", description: \"d\", execute: returns(1)})\n", "expect finding perform-an-observation 2\n",
+    "title: t\n",
+    "subtest \"s\"\n",
+    "  ",
+    "page top https://a.test/\n",
+    "frame c in top https://b.test/ allow=\"tools *\"\n",
+    "promise p in top\n",
+    "task in top:\n",
+    "    top.waitForToolsUntil(p)\n",
+    "    remove c\n",
+    "run\n",
+    "flush\n",
+    "step 3\n",
+    "observe top => ready\n",
+    "expect top.toolsReady == true [spec]\n",
+    "expect log == [\"a\"]\n",
+    "navigate top to https://a.test/n as n bfcache\n",
+    "back n\n",
+    "close top\n",
+    "{",
+    "}",
+    "[",
+    "]",
+    "(",
+    ")",
+    ":",
+    "\"",
+    "'",
+    "#",
+    "=>",
+    "==",
+    ".",
+    ",",
+    "\t",
+    "\n",
+    "42",
+    "-1.5e3",
+    "100ms",
+    "await ",
+    "log \"x {p}\"\n",
+    "controller ac in top\n",
+    "    ac.abort()\n",
+    "resolve p with 1\n",
+    "thenable t in top resolves 1\n",
+    "    top.registerTool({name: \"x\", description: \"d\", execute: returns(1)})\n",
+    "expect finding perform-an-observation 2\n",
 ];
 
 proptest! {

@@ -67,7 +67,13 @@ fn main() -> ExitCode {
                 }
                 println!(
                     "    replay: {}",
-                    report::replay_command(&scenario.path, &sub.name, named.name, &[], &sub.schedule)
+                    report::replay_command(
+                        &scenario.path,
+                        &sub.name,
+                        named.name,
+                        &[],
+                        &sub.schedule
+                    )
                 );
             }
         }

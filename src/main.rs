@@ -14,7 +14,11 @@ use webmcp_ref::trace::Coverage;
 use webmcp_ref::Schedule;
 
 #[derive(Parser)]
-#[command(name = "webmcp-ref", version, about = "An executable reference engine for the W3C WebMCP specification: runs WPT-style scenarios and says what happened and why.")]
+#[command(
+    name = "webmcp-ref",
+    version,
+    about = "An executable reference engine for the W3C WebMCP specification: runs WPT-style scenarios and says what happened and why."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -158,13 +162,18 @@ fn main() -> ExitCode {
 fn build_profile(name: &str, sets: &[String]) -> Result<Profile, BadInput> {
     let mut p = Profile::named(name)?;
     for s in sets {
-        p.apply_assignment(s).map_err(|e| BadInput(format!("--set {s}: {e}")))?;
+        p.apply_assignment(s)
+            .map_err(|e| BadInput(format!("--set {s}: {e}")))?;
     }
     Ok(p)
 }
 
 fn load_all(paths: Vec<PathBuf>) -> Result<Vec<ScenarioFile>, BadInput> {
-    let paths = if paths.is_empty() { vec![bundled_mirror()] } else { paths };
+    let paths = if paths.is_empty() {
+        vec![bundled_mirror()]
+    } else {
+        paths
+    };
     let files = discover(&paths)?;
     let mut out = Vec::new();
     let mut errors = Vec::new();
@@ -183,7 +192,14 @@ fn load_all(paths: Vec<PathBuf>) -> Result<Vec<ScenarioFile>, BadInput> {
 fn execute(cli: Cli) -> Result<u8, BadInput> {
     let mut stdout = std::io::stdout().lock();
     match cli.command {
-        Command::Run { paths, profiles, format, subtest, schedule, verbose } => {
+        Command::Run {
+            paths,
+            profiles,
+            format,
+            subtest,
+            schedule,
+            verbose,
+        } => {
             let schedule = schedule.map(|s| s.parse::<Schedule>()).transpose()?;
             let built: Vec<Profile> = profiles
                 .profile
@@ -201,7 +217,10 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
                         trace: false,
                         subtest: subtest.clone(),
                     };
-                    (p.name.clone(), files.iter().map(|f| run_file(f, &options)).collect())
+                    (
+                        p.name.clone(),
+                        files.iter().map(|f| run_file(f, &options)).collect(),
+                    )
                 })
                 .collect();
             let elapsed = started.elapsed();
@@ -209,11 +228,19 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
             match format {
                 Format::Human => {
                     for (_, results) in &runs {
-                        write!(stdout, "{}", report::human(results, &profiles.sets, verbose))?;
+                        write!(
+                            stdout,
+                            "{}",
+                            report::human(results, &profiles.sets, verbose)
+                        )?;
                     }
                     for (name, results) in &runs {
                         let (files, subtests, pass, fail, error) = report::summary(results);
-                        let switches = built.iter().find(|p| &p.name == name).map(|p| p.differences_from_spec()).unwrap_or_default();
+                        let switches = built
+                            .iter()
+                            .find(|p| &p.name == name)
+                            .map(|p| p.differences_from_spec())
+                            .unwrap_or_default();
                         writeln!(
                             stdout,
                             "\nprofile {name}{}: {files} files, {subtests} subtests: {pass} passed, {fail} failed, {error} errors",
@@ -221,7 +248,14 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
                         )?;
                     }
                     if runs.len() > 1 {
-                        writeln!(stdout, "\nWhere the outcomes differ ({}):", runs.iter().map(|r| r.0.as_str()).collect::<Vec<_>>().join(" | "))?;
+                        writeln!(
+                            stdout,
+                            "\nWhere the outcomes differ ({}):",
+                            runs.iter()
+                                .map(|r| r.0.as_str())
+                                .collect::<Vec<_>>()
+                                .join(" | ")
+                        )?;
                         write!(stdout, "{}", report::differences(&runs))?;
                     }
                     writeln!(stdout, "({:.0} ms)", elapsed.as_secs_f64() * 1000.0)?;
@@ -239,34 +273,74 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
                     }
                     let (name, results) = &runs[0];
                     let diffs = built[0].differences_from_spec();
-                    writeln!(stdout, "{}", serde_json::to_string_pretty(&report::wptreport(results, name, &diffs))?)?;
+                    writeln!(
+                        stdout,
+                        "{}",
+                        serde_json::to_string_pretty(&report::wptreport(results, name, &diffs))?
+                    )?;
                 }
             }
             Ok(if all_pass { 0 } else { 1 })
         }
-        Command::Trace { file, subtest, profile, sets, schedule, format } => {
+        Command::Trace {
+            file,
+            subtest,
+            profile,
+            sets,
+            schedule,
+            format,
+        } => {
             let profile = build_profile(&profile, &sets)?;
             let schedule = schedule.map(|s| s.parse::<Schedule>()).transpose()?;
             let scenario = load(&file)?;
             if let Some(name) = &subtest {
-                if !scenario.subtests.iter().any(|s| s.name.contains(name.as_str())) {
-                    let names: Vec<String> = scenario.subtests.iter().map(|s| format!("{:?}", s.name)).collect();
-                    return Err(BadInput(format!("no subtest of {} matches {name:?}; its subtests are: {}", file.display(), names.join(", "))));
+                if !scenario
+                    .subtests
+                    .iter()
+                    .any(|s| s.name.contains(name.as_str()))
+                {
+                    let names: Vec<String> = scenario
+                        .subtests
+                        .iter()
+                        .map(|s| format!("{:?}", s.name))
+                        .collect();
+                    return Err(BadInput(format!(
+                        "no subtest of {} matches {name:?}; its subtests are: {}",
+                        file.display(),
+                        names.join(", ")
+                    )));
                 }
             }
-            let options = RunOptions { profile: profile.clone(), schedule, trace: true, subtest };
+            let options = RunOptions {
+                profile: profile.clone(),
+                schedule,
+                trace: true,
+                subtest,
+            };
             let result = run_file(&scenario, &options);
             for sub in &result.subtests {
                 match format {
                     TraceFormat::Human => {
-                        writeln!(stdout, "== {} :: {:?} [{}] ==", scenario.path, sub.name, profile.name)?;
-                        writeln!(stdout, "schedule: {}  ({} choice points, {} units, {} ms virtual)", sub.schedule, sub.choice_points, sub.units, sub.time)?;
+                        writeln!(
+                            stdout,
+                            "== {} :: {:?} [{}] ==",
+                            scenario.path, sub.name, profile.name
+                        )?;
+                        writeln!(
+                            stdout,
+                            "schedule: {}  ({} choice points, {} units, {} ms virtual)",
+                            sub.schedule, sub.choice_points, sub.units, sub.time
+                        )?;
                         for e in &sub.trace {
                             writeln!(stdout, "{e}")?;
                         }
                         writeln!(stdout, "result: {:?}", sub.status)?;
                         for e in sub.expectations.iter().filter(|e| !e.passed) {
-                            writeln!(stdout, "  {}:{}: {}\n    expected: {}\n    actual:   {}", scenario.path, e.line, e.text, e.expected, e.actual)?;
+                            writeln!(
+                                stdout,
+                                "  {}:{}: {}\n    expected: {}\n    actual:   {}",
+                                scenario.path, e.line, e.text, e.expected, e.actual
+                            )?;
                         }
                         for m in &sub.messages {
                             writeln!(stdout, "  {m}")?;
@@ -286,17 +360,29 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
             }
             Ok(if result.passed() { 0 } else { 1 })
         }
-        Command::Coverage { paths, profile, sets, format, require_full } => {
+        Command::Coverage {
+            paths,
+            profile,
+            sets,
+            format,
+            require_full,
+        } => {
             let names: Vec<String> = if profile.is_empty() {
                 NAMED_PROFILES.iter().map(|p| p.name.to_string()).collect()
             } else {
                 profile
             };
-            let built: Vec<Profile> = names.iter().map(|p| build_profile(p, &sets)).collect::<Result<_, _>>()?;
+            let built: Vec<Profile> = names
+                .iter()
+                .map(|p| build_profile(p, &sets))
+                .collect::<Result<_, _>>()?;
             let files = load_all(paths)?;
             let mut coverage = Coverage::default();
             for p in &built {
-                let options = RunOptions { profile: p.clone(), ..RunOptions::default() };
+                let options = RunOptions {
+                    profile: p.clone(),
+                    ..RunOptions::default()
+                };
                 for f in &files {
                     for s in run_file(f, &options).subtests {
                         coverage.merge(&s.coverage);
@@ -305,10 +391,19 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
             }
             match format {
                 SimpleFormat::Human => {
-                    writeln!(stdout, "coverage of {} scenario files under {}:\n", files.len(), names.join(", "))?;
+                    writeln!(
+                        stdout,
+                        "coverage of {} scenario files under {}:\n",
+                        files.len(),
+                        names.join(", ")
+                    )?;
                     write!(stdout, "{}", report::coverage_human(&coverage))?;
                 }
-                SimpleFormat::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&report::coverage_json(&coverage))?)?,
+                SimpleFormat::Json => writeln!(
+                    stdout,
+                    "{}",
+                    serde_json::to_string_pretty(&report::coverage_json(&coverage))?
+                )?,
             }
             let missing = report::missing_required(&coverage);
             if require_full && !missing.is_empty() {
@@ -317,7 +412,16 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
             }
             Ok(0)
         }
-        Command::Explore { paths, profiles, subtest, max_schedules, max_seconds, no_reduction, threads, format } => {
+        Command::Explore {
+            paths,
+            profiles,
+            subtest,
+            max_schedules,
+            max_seconds,
+            no_reduction,
+            threads,
+            format,
+        } => {
             use webmcp_ref::explore::{explore_all, ExploreOptions, Progress};
             let built: Vec<Profile> = profiles
                 .profile
@@ -326,7 +430,10 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
                 .collect::<Result<_, _>>()?;
             let files = load_all(paths)?;
             if let Some(name) = &subtest {
-                let any = files.iter().flat_map(|f| &f.subtests).any(|s| s.name.contains(name.as_str()));
+                let any = files
+                    .iter()
+                    .flat_map(|f| &f.subtests)
+                    .any(|s| s.name.contains(name.as_str()));
                 if !any {
                     return Err(BadInput(format!("no subtest matches {name:?}")));
                 }
@@ -342,7 +449,11 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
                     invariants: true,
                 })
                 .collect();
-            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+            let threads = threads.unwrap_or_else(|| {
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1)
+            });
             let progress = Progress::default();
             let done = std::sync::atomic::AtomicBool::new(false);
             let started = std::time::Instant::now();
@@ -352,12 +463,16 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
                     let mut last = std::time::Instant::now();
                     while !done.load(std::sync::atomic::Ordering::Relaxed) {
                         std::thread::sleep(std::time::Duration::from_millis(50));
-                        if started.elapsed().as_secs_f64() > 1.0 && last.elapsed().as_secs_f64() >= 1.0 {
+                        if started.elapsed().as_secs_f64() > 1.0
+                            && last.elapsed().as_secs_f64() >= 1.0
+                        {
                             last = std::time::Instant::now();
                             eprintln!(
                                 "exploring: {} states, {} schedules run, {:.0} s",
                                 progress.states.load(std::sync::atomic::Ordering::Relaxed),
-                                progress.schedules.load(std::sync::atomic::Ordering::Relaxed),
+                                progress
+                                    .schedules
+                                    .load(std::sync::atomic::Ordering::Relaxed),
                                 started.elapsed().as_secs_f64()
                             );
                         }
@@ -370,7 +485,11 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
             let elapsed = started.elapsed();
             match format {
                 SimpleFormat::Human => {
-                    write!(stdout, "{}", report::explorations_human(&results, &profiles.sets))?;
+                    write!(
+                        stdout,
+                        "{}",
+                        report::explorations_human(&results, &profiles.sets)
+                    )?;
                     let states: u64 = results.iter().map(|e| e.states).sum();
                     let schedules: u128 = results.iter().map(|e| e.schedules).sum();
                     let failed = results.iter().filter(|e| e.complete && !e.passed()).count();
@@ -383,25 +502,38 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
                         elapsed.as_secs_f64()
                     )?;
                 }
-                SimpleFormat::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&results)?)?,
+                SimpleFormat::Json => {
+                    writeln!(stdout, "{}", serde_json::to_string_pretty(&results)?)?
+                }
             }
             if results.iter().any(|e| !e.complete) {
                 return Ok(3);
             }
-            Ok(if results.iter().all(|e| e.passed()) { 0 } else { 1 })
+            Ok(if results.iter().all(|e| e.passed()) {
+                0
+            } else {
+                1
+            })
         }
         Command::Profiles { format } => {
             match format {
                 SimpleFormat::Human => {
-                    writeln!(stdout, "Named profiles (each is `spec` with the switches shown):\n")?;
+                    writeln!(
+                        stdout,
+                        "Named profiles (each is `spec` with the switches shown):\n"
+                    )?;
                     for p in NAMED_PROFILES {
-                        let sw: Vec<String> = p.switches.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        let sw: Vec<String> =
+                            p.switches.iter().map(|(k, v)| format!("{k}={v}")).collect();
                         writeln!(stdout, "  {:<27} {}", p.name, p.about)?;
                         if !sw.is_empty() {
                             writeln!(stdout, "  {:<27}   {}", "", sw.join(", "))?;
                         }
                     }
-                    writeln!(stdout, "\nSwitches (set any with --set name=value; the first value is spec's):\n")?;
+                    writeln!(
+                        stdout,
+                        "\nSwitches (set any with --set name=value; the first value is spec's):\n"
+                    )?;
                     for s in SWITCHES {
                         writeln!(stdout, "  {}\n      from: {}", s.name, s.source)?;
                         for (v, what) in s.values {
@@ -418,7 +550,13 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
                         .iter()
                         .map(|s| serde_json::json!({"name": s.name, "source": s.source, "values": s.values.iter().map(|(v, w)| serde_json::json!({"value": v, "means": w})).collect::<Vec<_>>()}))
                         .collect();
-                    writeln!(stdout, "{}", serde_json::to_string_pretty(&serde_json::json!({"profiles": profiles, "switches": switches}))?)?;
+                    writeln!(
+                        stdout,
+                        "{}",
+                        serde_json::to_string_pretty(
+                            &serde_json::json!({"profiles": profiles, "switches": switches})
+                        )?
+                    )?;
                 }
             }
             Ok(0)

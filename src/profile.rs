@@ -320,7 +320,10 @@ pub const SWITCHES: &[SwitchInfo] = &[
     SwitchInfo {
         name: TIMEOUT_SETTING,
         source: "the implementation-defined timeout of \"wait for tools to be ready\"",
-        values: &[("<milliseconds>", "a whole number of milliseconds (default 5000)")],
+        values: &[(
+            "<milliseconds>",
+            "a whole number of milliseconds (default 5000)",
+        )],
     },
 ];
 
@@ -377,18 +380,26 @@ impl Profile {
     /// Sets one switch (or the timeout) by its name, as `--set name=value` does.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), ProfileError> {
         match name {
-            SettledPromiseCheck::NAME => self.settled_promise_check = SettledPromiseCheck::parse(value)?,
+            SettledPromiseCheck::NAME => {
+                self.settled_promise_check = SettledPromiseCheck::parse(value)?
+            }
             SettleUpdatesToolsReady::NAME => {
                 self.settle_updates_tools_ready = SettleUpdatesToolsReady::parse(value)?
             }
-            ReadinessToolchange::NAME => self.readiness_toolchange = ReadinessToolchange::parse(value)?,
+            ReadinessToolchange::NAME => {
+                self.readiness_toolchange = ReadinessToolchange::parse(value)?
+            }
             DestroyedRealmPromise::NAME => {
                 self.destroyed_realm_promise = DestroyedRealmPromise::parse(value)?
             }
             InactiveRealmJobs::NAME => self.inactive_realm_jobs = InactiveRealmJobs::parse(value)?,
             GetToolsWaits::NAME => self.gettools_waits = GetToolsWaits::parse(value)?,
-            RegistryToolchange::NAME => self.registry_toolchange = RegistryToolchange::parse(value)?,
-            ToolsReadyLifecycle::NAME => self.tools_ready_lifecycle = ToolsReadyLifecycle::parse(value)?,
+            RegistryToolchange::NAME => {
+                self.registry_toolchange = RegistryToolchange::parse(value)?
+            }
+            ToolsReadyLifecycle::NAME => {
+                self.tools_ready_lifecycle = ToolsReadyLifecycle::parse(value)?
+            }
             Assertions::NAME => self.assertions = Assertions::parse(value)?,
             NotifyTargets::NAME => self.notify_targets = NotifyTargets::parse(value)?,
             InputSchema::NAME => self.input_schema = InputSchema::parse(value)?,
@@ -404,7 +415,11 @@ impl Profile {
             _ => {
                 return Err(ProfileError::UnknownSwitch {
                     name: name.into(),
-                    known: SWITCHES.iter().map(|s| s.name).collect::<Vec<_>>().join(", "),
+                    known: SWITCHES
+                        .iter()
+                        .map(|s| s.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 })
             }
         }
@@ -422,14 +437,35 @@ impl Profile {
     /// Every switch's current value, by name, in `SWITCHES` order.
     pub fn values(&self) -> Vec<(&'static str, String)> {
         vec![
-            (SettledPromiseCheck::NAME, self.settled_promise_check.to_string()),
-            (SettleUpdatesToolsReady::NAME, self.settle_updates_tools_ready.to_string()),
-            (ReadinessToolchange::NAME, self.readiness_toolchange.to_string()),
-            (DestroyedRealmPromise::NAME, self.destroyed_realm_promise.to_string()),
-            (InactiveRealmJobs::NAME, self.inactive_realm_jobs.to_string()),
+            (
+                SettledPromiseCheck::NAME,
+                self.settled_promise_check.to_string(),
+            ),
+            (
+                SettleUpdatesToolsReady::NAME,
+                self.settle_updates_tools_ready.to_string(),
+            ),
+            (
+                ReadinessToolchange::NAME,
+                self.readiness_toolchange.to_string(),
+            ),
+            (
+                DestroyedRealmPromise::NAME,
+                self.destroyed_realm_promise.to_string(),
+            ),
+            (
+                InactiveRealmJobs::NAME,
+                self.inactive_realm_jobs.to_string(),
+            ),
             (GetToolsWaits::NAME, self.gettools_waits.to_string()),
-            (RegistryToolchange::NAME, self.registry_toolchange.to_string()),
-            (ToolsReadyLifecycle::NAME, self.tools_ready_lifecycle.to_string()),
+            (
+                RegistryToolchange::NAME,
+                self.registry_toolchange.to_string(),
+            ),
+            (
+                ToolsReadyLifecycle::NAME,
+                self.tools_ready_lifecycle.to_string(),
+            ),
             (Assertions::NAME, self.assertions.to_string()),
             (NotifyTargets::NAME, self.notify_targets.to_string()),
             (InputSchema::NAME, self.input_schema.to_string()),
@@ -457,15 +493,26 @@ mod tests {
     fn every_named_profile_resolves_and_differs_as_listed() {
         for named in NAMED_PROFILES {
             let p = Profile::named(named.name).unwrap();
-            assert_eq!(p.differences_from_spec().len(), named.switches.len(), "{}", named.name);
+            assert_eq!(
+                p.differences_from_spec().len(),
+                named.switches.len(),
+                "{}",
+                named.name
+            );
         }
     }
 
     #[test]
     fn unknown_names_list_what_exists() {
         let err = Profile::named("chrome").unwrap_err().to_string();
-        assert!(err.contains("chromium") && err.contains("pr373-r1"), "{err}");
-        let err = Profile::spec().set("settle", "always").unwrap_err().to_string();
+        assert!(
+            err.contains("chromium") && err.contains("pr373-r1"),
+            "{err}"
+        );
+        let err = Profile::spec()
+            .set("settle", "always")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("settle-updates-tools-ready"), "{err}");
         let err = Profile::spec()
             .apply_assignment("inactive-realm-jobs=maybe")

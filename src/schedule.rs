@@ -165,7 +165,10 @@ mod tests {
     fn tokens_round_trip() {
         let s: Schedule = "3:1,7:2".parse().unwrap();
         assert_eq!(s.to_string(), "3:1,7:2");
-        assert_eq!("default".parse::<Schedule>().unwrap().to_string(), "default");
+        assert_eq!(
+            "default".parse::<Schedule>().unwrap().to_string(),
+            "default"
+        );
         assert!("3-1".parse::<Schedule>().is_err());
         assert!("3:1,3:2".parse::<Schedule>().is_err());
     }

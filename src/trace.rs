@@ -26,7 +26,9 @@ pub enum Spec {
 impl Spec {
     pub fn base(self) -> &'static str {
         match self {
-            Spec::WebMcp | Spec::WebMcpEngineDefined => "https://webmachinelearning.github.io/webmcp/",
+            Spec::WebMcp | Spec::WebMcpEngineDefined => {
+                "https://webmachinelearning.github.io/webmcp/"
+            }
             Spec::Html => "https://html.spec.whatwg.org/",
             Spec::Dom => "https://dom.spec.whatwg.org/",
             Spec::WebIdl => "https://webidl.spec.whatwg.org/",
@@ -53,7 +55,9 @@ impl Algorithm {
     /// Where the algorithm is written; an engine-defined one says so instead.
     pub fn url(&self) -> String {
         match self.spec {
-            Spec::WebMcpEngineDefined => format!("engine-defined, no spec text yet: #{}", self.anchor),
+            Spec::WebMcpEngineDefined => {
+                format!("engine-defined, no spec text yet: #{}", self.anchor)
+            }
             _ => format!("{}#{}", self.spec.base(), self.anchor),
         }
     }
@@ -210,7 +214,9 @@ impl fmt::Display for TraceEntry {
                 Ok(())
             }
             TraceEntry::Finding { finding, .. } => write!(f, "              FINDING {finding}"),
-            TraceEntry::Harness { time, what, .. } => write!(f, "[{time:>6}ms]       harness: {what}"),
+            TraceEntry::Harness { time, what, .. } => {
+                write!(f, "[{time:>6}ms]       harness: {what}")
+            }
             TraceEntry::Log { text, .. } => write!(f, "              log: {text}"),
         }
     }

@@ -118,3 +118,74 @@ pub fn check_all(world: &World) -> Vec<String> {
         .filter_map(|i| (i.check)(world).err().map(|e| format!("{}: {e}", i.name)))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Profile;
+    use crate::world::World;
+
+    fn violations(w: &World) -> Vec<String> {
+        check_all(w)
+    }
+
+    #[test]
+    fn a_healthy_world_breaks_no_invariant() {
+        let mut w = World::new(Profile::spec());
+        let top = w.open_page("top", "https://a.test/").unwrap();
+        let p = w.new_promise(top);
+        w.wait_for_tools_until(top, crate::Value::Promise(p));
+        w.observe(top, "o");
+        w.flush().unwrap();
+        assert!(violations(&w).is_empty(), "{:?}", violations(&w));
+    }
+
+    #[test]
+    fn each_check_catches_what_it_is_about() {
+        let mut w = World::new(Profile::spec());
+        let top = w.open_page("top", "https://a.test/").unwrap();
+        // tools-ready out of step with the pending set.
+        w.documents[top].tools_ready = false;
+        assert!(violations(&w)
+            .iter()
+            .any(|v| v.starts_with("tools-ready-is-pending-set-empty")));
+        // The readiness index disagreeing with areAllReady (the document is not ready, the
+        // count says everything is).
+        assert!(violations(&w)
+            .iter()
+            .any(|v| v.starts_with("readiness-index-matches-are-all-ready")));
+        w.documents[top].tools_ready = true;
+        assert!(violations(&w).is_empty());
+        // A waiter whose wait outlived its timeout, or lost its timer.
+        let p = w.new_promise(top);
+        w.wait_for_tools_until(top, crate::Value::Promise(p));
+        w.observe(top, "o");
+        w.flush().unwrap();
+        let (key, deadline) = w
+            .waiters
+            .iter()
+            .map(|(k, wt)| (k, wt.deadline))
+            .next()
+            .unwrap();
+        w.now = 10_000;
+        assert!(violations(&w)
+            .iter()
+            .any(|v| v.starts_with("a-wait-ends-within-its-timeout")));
+        w.now = 0;
+        w.remove_timer(deadline);
+        assert!(
+            violations(&w)
+                .iter()
+                .any(|v| v.contains("lost its deadline timer")),
+            "{key:?}"
+        );
+    }
+
+    #[test]
+    fn the_pending_set_invariant_does_not_apply_where_the_text_lets_them_differ() {
+        let w = World::new(Profile::named("pr373-r1").unwrap());
+        assert!(!(INVARIANTS[0].applies)(&w));
+        let w = World::new(Profile::named("lifecycle-load").unwrap());
+        assert!(!(INVARIANTS[0].applies)(&w));
+    }
+}

@@ -220,10 +220,19 @@ struct Explorer<'a> {
 }
 
 /// Explores every subtest of a file (or those `options.subtest` picks).
-pub fn explore_file(file: &ScenarioFile, options: &ExploreOptions, progress: &Progress) -> Vec<Exploration> {
+pub fn explore_file(
+    file: &ScenarioFile,
+    options: &ExploreOptions,
+    progress: &Progress,
+) -> Vec<Exploration> {
     file.subtests
         .iter()
-        .filter(|s| options.subtest.as_ref().is_none_or(|f| s.name.contains(f.as_str())))
+        .filter(|s| {
+            options
+                .subtest
+                .as_ref()
+                .is_none_or(|f| s.name.contains(f.as_str()))
+        })
         .map(|s| explore_subtest(file, s, options, progress))
         .collect()
 }
@@ -412,7 +421,11 @@ impl Explorer<'_> {
                 }
             })
             .collect();
-        outcomes.sort_by(|a, b| b.schedules.cmp(&a.schedules).then(a.schedule.cmp(&b.schedule)));
+        outcomes.sort_by(|a, b| {
+            b.schedules
+                .cmp(&a.schedules)
+                .then(a.schedule.cmp(&b.schedule))
+        });
 
         // Expectations, by line: a schedule that ended early (an error) may lack some.
         if summary.is_empty() {
@@ -432,7 +445,8 @@ impl Explorer<'_> {
             let mut seen: Vec<String> = Vec::new();
             for (id, reach) in summary {
                 let leaf = &self.leaves[*id as usize];
-                let Some((_, passed, actual)) = leaf.expectations.iter().find(|x| x.0 == line) else {
+                let Some((_, passed, actual)) = leaf.expectations.iter().find(|x| x.0 == line)
+                else {
                     continue;
                 };
                 if !seen.contains(actual) {
@@ -465,7 +479,11 @@ impl Explorer<'_> {
                 holds,
                 passing_schedules: passing,
                 failing_schedules: failing,
-                counterexample: if holds { None } else { best_fail.map(|p| token(&p)) },
+                counterexample: if holds {
+                    None
+                } else {
+                    best_fail.map(|p| token(&p))
+                },
                 expected: e.expected.clone(),
                 seen,
                 unreached,
@@ -519,7 +537,10 @@ pub fn explore_all(
     for o in options {
         for f in files {
             for s in &f.subtests {
-                if o.subtest.as_ref().is_none_or(|n| s.name.contains(n.as_str())) {
+                if o.subtest
+                    .as_ref()
+                    .is_none_or(|n| s.name.contains(n.as_str()))
+                {
                     items.push((f, s, o));
                 }
             }

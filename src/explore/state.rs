@@ -29,7 +29,8 @@ impl StateHasher {
     #[inline]
     fn mix(&mut self, word: u64) {
         self.a = (self.a.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-        self.b = (self.b.rotate_left(23) ^ word.rotate_left(32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.b =
+            (self.b.rotate_left(23) ^ word.rotate_left(32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 
     pub fn finish128(&self) -> u128 {

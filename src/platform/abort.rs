@@ -65,18 +65,35 @@ impl World {
         let realm = self.signals[signal].realm;
         // 1. An aborted signal stays as it is.
         if self.signals[signal].aborted {
-            step!(self, crate::webmcp::SIGNAL_ABORT, "1", Some(realm), "already aborted");
+            step!(
+                self,
+                crate::webmcp::SIGNAL_ABORT,
+                "1",
+                Some(realm),
+                "already aborted"
+            );
             return;
         }
         // 2. The reason defaults to a new "AbortError" DOMException.
         let reason = reason
             .filter(|r| *r != Value::Undefined)
-            .unwrap_or_else(|| Value::error(ErrorValue::dom("AbortError", "signal is aborted without reason")));
-        step!(self, crate::webmcp::SIGNAL_ABORT, "2", Some(realm), |w| format!(
-            "{} aborted with {}",
-            w.signals[signal].label,
-            w.describe_value(&reason)
-        ));
+            .unwrap_or_else(|| {
+                Value::error(ErrorValue::dom(
+                    "AbortError",
+                    "signal is aborted without reason",
+                ))
+            });
+        step!(
+            self,
+            crate::webmcp::SIGNAL_ABORT,
+            "2",
+            Some(realm),
+            |w| format!(
+                "{} aborted with {}",
+                w.signals[signal].label,
+                w.describe_value(&reason)
+            )
+        );
         self.signals[signal].aborted = true;
         self.signals[signal].reason = reason;
         // 5. Run the abort algorithms, then empty the list.

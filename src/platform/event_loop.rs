@@ -301,7 +301,11 @@ impl World {
         action: TaskAction,
     ) {
         if self.documents[document].destroyed {
-            let what = format!("task ({}) for destroyed {} dropped", source.name(), self.label(document));
+            let what = format!(
+                "task ({}) for destroyed {} dropped",
+                source.name(),
+                self.label(document)
+            );
             self.harness_note(what);
             return;
         }
@@ -336,7 +340,11 @@ impl World {
     /// Starts a new parallel queue for the steps of one "in parallel" block.
     ///
     /// <https://html.spec.whatwg.org/multipage/infrastructure.html#in-parallel>
-    pub(crate) fn in_parallel(&mut self, label: String, steps: Vec<ParallelStepKind>) -> ParallelQueueKey {
+    pub(crate) fn in_parallel(
+        &mut self,
+        label: String,
+        steps: Vec<ParallelStepKind>,
+    ) -> ParallelQueueKey {
         let queue = self
             .parallel_queues
             .insert(crate::platform::shared::Shared::new(ParallelQueue {
@@ -352,7 +360,11 @@ impl World {
     }
 
     /// <https://html.spec.whatwg.org/multipage/infrastructure.html#enqueue-the-following-steps>
-    pub(crate) fn enqueue_parallel_step(&mut self, queue: ParallelQueueKey, kind: ParallelStepKind) {
+    pub(crate) fn enqueue_parallel_step(
+        &mut self,
+        queue: ParallelQueueKey,
+        kind: ParallelStepKind,
+    ) {
         let seq = self.next_seq();
         self.parallel_queues[queue]
             .steps
@@ -384,7 +396,10 @@ impl World {
             discarded += before - q.len();
         }
         if discarded > 0 {
-            let what = format!("{discarded} queued task(s) of {} discarded", self.label(doc));
+            let what = format!(
+                "{discarded} queued task(s) of {} discarded",
+                self.label(doc)
+            );
             self.harness_note(what);
         }
     }
@@ -479,7 +494,9 @@ impl World {
             UnitRef::Microtask(l) => match self.event_loops[l].microtasks.front() {
                 Some(m) => format!(
                     "microtask in {}: {}",
-                    m.realm.map(|r| self.label(r)).unwrap_or_else(|| "(no realm)".into()),
+                    m.realm
+                        .map(|r| self.label(r))
+                        .unwrap_or_else(|| "(no realm)".into()),
                     self.describe_job(&m.job)
                 ),
                 None => "microtask".into(),
@@ -500,7 +517,11 @@ impl World {
             UnitRef::Parallel(q) => {
                 let queue = &self.parallel_queues[q];
                 match queue.steps.front() {
-                    Some(step) => format!("in parallel ({}): {}", queue.label, self.describe_parallel(&step.kind)),
+                    Some(step) => format!(
+                        "in parallel ({}): {}",
+                        queue.label,
+                        self.describe_parallel(&step.kind)
+                    ),
                     None => format!("in parallel ({})", queue.label),
                 }
             }
@@ -525,7 +546,11 @@ impl World {
                     None => format!("fire toolchange at {}", self.label(doc)),
                 }
             }
-            TaskAction::SettlePromise { promise, outcome, why } => format!(
+            TaskAction::SettlePromise {
+                promise,
+                outcome,
+                why,
+            } => format!(
                 "{} {} ({why})",
                 if outcome.is_ok() { "resolve" } else { "reject" },
                 self.promise_label(*promise)
@@ -536,7 +561,9 @@ impl World {
             TaskAction::CancelTool { execution } => {
                 format!("cancel tool {:?}", self.executions[*execution].tool_name)
             }
-            TaskAction::CoalescedReadinessCheck => "compare tools-ready with the last notified state".into(),
+            TaskAction::CoalescedReadinessCheck => {
+                "compare tools-ready with the last notified state".into()
+            }
             TaskAction::RegistryNotification => "notify the task's registry changes".into(),
             TaskAction::Lifecycle { stage } => match stage {
                 Lifecycle::Interactive => "DOMContentLoaded".into(),
@@ -549,21 +576,34 @@ impl World {
     fn describe_parallel(&self, kind: &ParallelStepKind) -> String {
         match kind {
             ParallelStepKind::NotifyDocumentsOfAToolChange { tool_owner, .. } => {
-                format!("notify documents of a tool change (owner {})", self.label(*tool_owner))
+                format!(
+                    "notify documents of a tool change (owner {})",
+                    self.label(*tool_owner)
+                )
             }
-            ParallelStepKind::QueueRegistrationResolve { tool_owner, promise } => format!(
+            ParallelStepKind::QueueRegistrationResolve {
+                tool_owner,
+                promise,
+            } => format!(
                 "registerTool() step 23.2: queue a webmcp task on {} to resolve {}",
                 self.label(*tool_owner),
                 self.promise_label(*promise)
             ),
-            ParallelStepKind::QueueGlobalTask { document, source, action } => format!(
+            ParallelStepKind::QueueGlobalTask {
+                document,
+                source,
+                action,
+            } => format!(
                 "queue a {} task on {}: {}",
                 source.name(),
                 self.label(*document),
                 self.describe_task_action(action)
             ),
             ParallelStepKind::PerformAnObservation { observation } => {
-                format!("perform observation {}", self.observations[*observation].label)
+                format!(
+                    "perform observation {}",
+                    self.observations[*observation].label
+                )
             }
             ParallelStepKind::GetTools { caller, .. } => {
                 format!("getTools() of {} collects tools", self.label(*caller))
@@ -587,7 +627,10 @@ impl World {
                 ),
             },
             ParallelStepKind::NavigationResponse { from, url, .. } => {
-                format!("the navigation of {} to {url} has its response", self.label(*from))
+                format!(
+                    "the navigation of {} to {url} has its response",
+                    self.label(*from)
+                )
             }
         }
     }
@@ -669,7 +712,9 @@ impl World {
                 source,
                 position,
             } => {
-                if let Some(task) = self.event_loops[event_loop].queues[source.index()].remove(position) {
+                if let Some(task) =
+                    self.event_loops[event_loop].queues[source.index()].remove(position)
+                {
                     self.running = Running::EventLoop(event_loop);
                     self.run_task(task);
                 }
@@ -684,8 +729,7 @@ impl World {
             }
         }
         self.running = Running::Harness;
-        self.busy_loops
-            .retain(|l| !self.event_loops[*l].is_empty());
+        self.busy_loops.retain(|l| !self.event_loops[*l].is_empty());
         self.check_waiters();
     }
 
@@ -740,9 +784,10 @@ impl World {
                     exposed,
                     ready,
                 } => self.notify_documents_of_a_tool_change(tool_owner, &exposed, ready),
-                ParallelStepKind::QueueRegistrationResolve { tool_owner, promise } => {
-                    self.register_tool_queue_resolve(tool_owner, promise)
-                }
+                ParallelStepKind::QueueRegistrationResolve {
+                    tool_owner,
+                    promise,
+                } => self.register_tool_queue_resolve(tool_owner, promise),
                 ParallelStepKind::QueueGlobalTask {
                     document,
                     source,

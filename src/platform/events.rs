@@ -90,7 +90,10 @@ impl World {
     pub fn target_label(&self, target: EventTargetRef) -> String {
         match target {
             EventTargetRef::ModelContext(c) => {
-                format!("{}.modelContext", self.label(self.model_contexts[c].document))
+                format!(
+                    "{}.modelContext",
+                    self.label(self.model_contexts[c].document)
+                )
             }
             EventTargetRef::Window(d) => format!("{}.window", self.label(d)),
             EventTargetRef::Signal(s) => format!("{}.signal", self.signals[s].label),
@@ -144,13 +147,9 @@ impl World {
         block: Option<Arc<Block>>,
         locals: Vec<(String, Value)>,
     ) {
-        let existing = self
-            .listener_list(target)
-            .clone()
-            .into_iter()
-            .find(|k| {
-                self.listeners[*k].event_handler && self.listeners[*k].event_type == event_type
-            });
+        let existing = self.listener_list(target).clone().into_iter().find(|k| {
+            self.listeners[*k].event_handler && self.listeners[*k].event_type == event_type
+        });
         match (existing, block) {
             (Some(k), Some(block)) => {
                 self.listeners[k].block = block;
@@ -191,8 +190,14 @@ impl World {
             // "Call a user object's operation" prepares to run script: not in a realm whose
             // document is not fully active.
             if !self.is_fully_active(listener.realm) {
-                step!(self, crate::webmcp::CALL_A_USER_OBJECTS_OPERATION, "1", Some(listener.realm),
-                    "{} listener skipped: its realm's document is not fully active", event.event_type);
+                step!(
+                    self,
+                    crate::webmcp::CALL_A_USER_OBJECTS_OPERATION,
+                    "1",
+                    Some(listener.realm),
+                    "{} listener skipped: its realm's document is not fully active",
+                    event.event_type
+                );
                 continue;
             }
             let mut frame = Frame::new(listener.block.clone(), listener.realm);
@@ -217,8 +222,13 @@ impl World {
         if self.event_loops[event_loop].microtasks.is_empty() {
             return;
         }
-        step!(self, crate::webmcp::CLEAN_UP_AFTER_RUNNING_SCRIPT, "3", None,
-            "microtask checkpoint between callbacks");
+        step!(
+            self,
+            crate::webmcp::CLEAN_UP_AFTER_RUNNING_SCRIPT,
+            "3",
+            None,
+            "microtask checkpoint between callbacks"
+        );
         while let Some(m) = self.event_loops[event_loop].microtasks.pop_front() {
             self.run_job(m.realm, m.job);
         }

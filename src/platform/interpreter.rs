@@ -25,8 +25,17 @@ type Completion = Result<Value, Value>;
 impl World {
     /// Queues a task on `doc`'s event loop that runs `block` in `doc`'s realm. With
     /// `completion`, the block is an async function whose promise that is.
-    pub fn queue_task(&mut self, doc: DocumentKey, block: Arc<Block>, completion: Option<crate::PromiseKey>) {
-        self.harness_note(format!("queue a task in {} (line {})", self.label(doc), block.line));
+    pub fn queue_task(
+        &mut self,
+        doc: DocumentKey,
+        block: Arc<Block>,
+        completion: Option<crate::PromiseKey>,
+    ) {
+        self.harness_note(format!(
+            "queue a task in {} (line {})",
+            self.label(doc),
+            block.line
+        ));
         self.queue_global_task(
             doc,
             crate::platform::event_loop::TaskSource::Harness,
@@ -41,7 +50,11 @@ impl World {
 
     /// Parses `source` as script statements and queues a task that runs them in `doc`;
     /// returns the task's completion promise.
-    pub fn queue_script(&mut self, doc: DocumentKey, source: &str) -> Result<crate::PromiseKey, crate::scenario::ParseError> {
+    pub fn queue_script(
+        &mut self,
+        doc: DocumentKey,
+        source: &str,
+    ) -> Result<crate::PromiseKey, crate::scenario::ParseError> {
         let block = crate::scenario::parse_script(source)?;
         let completion = self.new_promise(doc);
         self.queue_task(doc, Arc::new(block), Some(completion));
@@ -140,7 +153,11 @@ impl World {
     /// returns what it returned, or the exception it threw.
     ///
     /// <https://webidl.spec.whatwg.org/#invoke-a-callback-function>
-    pub(crate) fn invoke_callback(&mut self, function: &Function, params: Vec<(String, Value)>) -> Completion {
+    pub(crate) fn invoke_callback(
+        &mut self,
+        function: &Function,
+        params: Vec<(String, Value)>,
+    ) -> Completion {
         let mut locals = function.captured.clone();
         locals.extend(params);
         let frame = Frame {
@@ -239,8 +256,9 @@ impl World {
             }
             StmtKind::Remove(e) => {
                 let doc = self.eval_document(frame, e)?;
-                self.remove_iframe(doc)
-                    .map_err(|err| Value::error(ErrorValue::dom("InvalidStateError", err.to_string())))?;
+                self.remove_iframe(doc).map_err(|err| {
+                    Value::error(ErrorValue::dom("InvalidStateError", err.to_string()))
+                })?;
                 Ok(Flow::Next)
             }
             StmtKind::Navigate {
@@ -279,7 +297,14 @@ impl World {
                 body,
             } => {
                 let target = self.eval_event_target(frame, target)?;
-                self.add_event_listener(target, event, frame.realm, body.clone(), frame.locals.clone(), *once);
+                self.add_event_listener(
+                    target,
+                    event,
+                    frame.realm,
+                    body.clone(),
+                    frame.locals.clone(),
+                    *once,
+                );
                 Ok(Flow::Next)
             }
             StmtKind::SetHandler {
@@ -288,7 +313,13 @@ impl World {
                 body,
             } => {
                 let target = self.eval_event_target(frame, target)?;
-                self.set_event_handler(target, event, frame.realm, body.clone(), frame.locals.clone());
+                self.set_event_handler(
+                    target,
+                    event,
+                    frame.realm,
+                    body.clone(),
+                    frame.locals.clone(),
+                );
                 Ok(Flow::Next)
             }
             StmtKind::Then {
@@ -328,7 +359,10 @@ impl World {
                 .map(|(_, v)| v.clone())
                 .or_else(|| self.env.get(name).cloned())
                 .ok_or_else(|| {
-                    Value::error(ErrorValue::named("ReferenceError", format!("{name} is not defined")))
+                    Value::error(ErrorValue::named(
+                        "ReferenceError",
+                        format!("{name} is not defined"),
+                    ))
                 }),
             Expr::Member(target, prop) => {
                 let target = self.eval(frame, target)?;
@@ -443,7 +477,9 @@ impl World {
         match self.eval(frame, e)? {
             Value::Window(d) => {
                 self.check_access(frame, d)?;
-                Ok(EventTargetRef::ModelContext(self.documents[d].model_context))
+                Ok(EventTargetRef::ModelContext(
+                    self.documents[d].model_context,
+                ))
             }
             Value::Signal(s) | Value::Controller(s) => Ok(EventTargetRef::Signal(s)),
             other => Err(type_error(format!(
@@ -482,7 +518,13 @@ impl World {
         })
     }
 
-    fn call_method(&mut self, frame: &Frame, target: Value, method: &str, args: Vec<Value>) -> Completion {
+    fn call_method(
+        &mut self,
+        frame: &Frame,
+        target: Value,
+        method: &str,
+        args: Vec<Value>,
+    ) -> Completion {
         let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Undefined);
         match (&target, method) {
             (Value::Window(d), _) => {
@@ -495,8 +537,12 @@ impl World {
                     }
                     "registerTool" => Ok(Value::Promise(self.register_tool(d, arg(0), arg(1)))),
                     "getTools" => Ok(Value::Promise(self.get_tools(d, arg(0)))),
-                    "executeTool" => Ok(Value::Promise(self.execute_tool(d, arg(0), arg(1), arg(2)))),
-                    _ => Err(type_error(format!("modelContext.{method} is not a function"))),
+                    "executeTool" => {
+                        Ok(Value::Promise(self.execute_tool(d, arg(0), arg(1), arg(2))))
+                    }
+                    _ => Err(type_error(format!(
+                        "modelContext.{method} is not a function"
+                    ))),
                 }
             }
             (Value::Controller(s), "abort") => {
@@ -518,7 +564,9 @@ impl World {
             other => self.display_value(&other),
         };
         match name {
-            "AbortController" => Ok(Value::Controller(self.new_abort_controller(frame.realm, "controller"))),
+            "AbortController" => Ok(Value::Controller(
+                self.new_abort_controller(frame.realm, "controller"),
+            )),
             "AbortSignal.abort" => {
                 let s = self.new_abort_controller(frame.realm, "AbortSignal.abort()");
                 self.signal_abort(s, Some(arg(0)));
@@ -545,7 +593,9 @@ impl World {
                 let t = self.new_thenable(frame.realm, "thenable", ThenBehaviour::Keep);
                 Ok(Value::Thenable(t))
             }
-            ecma if ecma.ends_with("Error") => Ok(Value::error(ErrorValue::named(ecma, text(arg(0))))),
+            ecma if ecma.ends_with("Error") => {
+                Ok(Value::error(ErrorValue::named(ecma, text(arg(0)))))
+            }
             _ => Err(type_error(format!("{name} is not defined"))),
         }
     }

@@ -212,7 +212,8 @@ impl World {
         let context = self.create_model_context(doc);
         self.documents[doc].model_context = context;
         // The scenario's script names a document (and its window) by its label.
-        self.env.insert(label.into(), super::value::Value::Window(doc));
+        self.env
+            .insert(label.into(), super::value::Value::Window(doc));
         // The tools-ready-lifecycle switch presumes a loading document's tools not ready.
         self.documents[doc].tools_ready = self.lifecycle_allows_ready(doc);
         doc
@@ -328,7 +329,9 @@ impl World {
             return Err(WorldError::AlreadyRemoved(self.label(doc)));
         }
         let traversable = self.navigables[nav].traversable;
-        self.documents[container].child_navigables.retain(|&n| n != nav);
+        self.documents[container]
+            .child_navigables
+            .retain(|&n| n != nav);
         self.harness_note(format!("remove iframe {}", self.navigables[nav].label));
         self.destroy_navigable(nav);
         self.recount_not_ready(traversable);
@@ -382,7 +385,11 @@ impl World {
             self.navigables[nav].label,
             self.label(from),
             url,
-            if keep_in_bfcache { " (old document kept in bfcache)" } else { "" }
+            if keep_in_bfcache {
+                " (old document kept in bfcache)"
+            } else {
+                ""
+            }
         ));
         // Session history entries after the current one are dropped, their documents with them.
         let forward: Vec<DocumentKey> = {
@@ -495,7 +502,13 @@ impl World {
             return;
         }
         self.documents[doc].lifecycle = stage;
-        step!(self, crate::webmcp::DOCUMENT_LIFECYCLE, "1", Some(doc), "{stage:?}");
+        step!(
+            self,
+            crate::webmcp::DOCUMENT_LIFECYCLE,
+            "1",
+            Some(doc),
+            "{stage:?}"
+        );
         if self.profile.tools_ready_lifecycle != crate::profile::ToolsReadyLifecycle::None {
             self.update_the_tools_ready_state(doc);
         }

@@ -171,7 +171,10 @@ mod tests {
     #[test]
     fn default_ports_are_elided_and_same_origin_compares_tuples() {
         assert_eq!(origin("https://a.test:443/x").serialize(), "https://a.test");
-        assert_eq!(origin("https://a.test:8443/").serialize(), "https://a.test:8443");
+        assert_eq!(
+            origin("https://a.test:8443/").serialize(),
+            "https://a.test:8443"
+        );
         assert!(origin("https://a.test/x").same_origin(&origin("https://a.test/y")));
         assert!(!origin("https://a.test/").same_origin(&origin("http://a.test/")));
     }
@@ -187,7 +190,13 @@ mod tests {
 
     #[test]
     fn site_keeps_scheme_and_last_two_labels() {
-        assert_eq!(origin("https://www.a.test/").site(), origin("https://a.test/").site());
-        assert_ne!(origin("https://a.test/").site(), origin("http://a.test/").site());
+        assert_eq!(
+            origin("https://www.a.test/").site(),
+            origin("https://a.test/").site()
+        );
+        assert_ne!(
+            origin("https://a.test/").site(),
+            origin("http://a.test/").site()
+        );
     }
 }

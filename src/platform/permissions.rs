@@ -116,7 +116,11 @@ pub fn parse_policy_header(header: &str, self_origin: &Origin) -> Result<Allowli
 impl World {
     /// <https://w3c.github.io/webappsec-permissions-policy/#algo-define-inherited-policy-in-container>
     /// for "tools", computed when a document is created in `nav` at `origin`.
-    pub(crate) fn inherited_tools_policy(&self, nav: NavigableKey, origin: &Origin) -> FeatureState {
+    pub(crate) fn inherited_tools_policy(
+        &self,
+        nav: NavigableKey,
+        origin: &Origin,
+    ) -> FeatureState {
         let n = &self.navigables[nav];
         // 1. A top-level traversable has no container: Enabled.
         let Some(parent) = n.container_document else {
@@ -203,7 +207,10 @@ mod tests {
             parse_allow_attribute("tools", &me, &src),
             Some(Allowlist::Origins(vec![src.clone()]))
         );
-        assert_eq!(parse_allow_attribute("camera; tools *", &me, &src), Some(Allowlist::All));
+        assert_eq!(
+            parse_allow_attribute("camera; tools *", &me, &src),
+            Some(Allowlist::All)
+        );
         assert_eq!(
             parse_allow_attribute("tools 'none'", &me, &src),
             Some(Allowlist::Origins(vec![]))
@@ -218,7 +225,10 @@ mod tests {
     fn policy_header_forms() {
         let me = o("https://a.test/");
         assert_eq!(parse_policy_header("tools=*", &me), Ok(Allowlist::All));
-        assert_eq!(parse_policy_header("tools=()", &me), Ok(Allowlist::Origins(vec![])));
+        assert_eq!(
+            parse_policy_header("tools=()", &me),
+            Ok(Allowlist::Origins(vec![]))
+        );
         assert_eq!(
             parse_policy_header("tools=(self \"https://b.test\")", &me),
             Ok(Allowlist::Origins(vec![me.clone(), o("https://b.test/")]))

@@ -16,7 +16,9 @@
 
 use std::sync::Arc;
 
-use super::keys::{DocumentKey, ExecutionKey, ModelContextKey, PromiseKey, ResolverKey, ThenableKey};
+use super::keys::{
+    DocumentKey, ExecutionKey, ModelContextKey, PromiseKey, ResolverKey, ThenableKey,
+};
 use super::script::{Block, Frame};
 use super::value::{ErrorValue, Value};
 use crate::profile::InactiveRealmJobs;
@@ -111,7 +113,10 @@ pub enum Job {
         fulfilled: bool,
     },
     /// <https://tc39.es/ecma262/#sec-newpromiseresolvethenablejob>
-    ResolveThenable { promise: PromiseKey, thenable: Value },
+    ResolveThenable {
+        promise: PromiseKey,
+        thenable: Value,
+    },
 }
 
 /// A pair of resolving functions and their shared "already resolved" record.
@@ -152,13 +157,14 @@ impl World {
     /// <https://webidl.spec.whatwg.org/#a-new-promise>
     pub fn new_promise(&mut self, realm: DocumentKey) -> PromiseKey {
         self.promise_count += 1;
-        self.promises.insert(crate::platform::shared::Shared::new(Promise {
-            realm,
-            state: PromiseState::Pending,
-            already_resolved: false,
-            reactions: Vec::new(),
-            id: self.promise_count,
-        }))
+        self.promises
+            .insert(crate::platform::shared::Shared::new(Promise {
+                realm,
+                state: PromiseState::Pending,
+                already_resolved: false,
+                reactions: Vec::new(),
+                id: self.promise_count,
+            }))
     }
 
     /// Gives a promise the name a scenario knows it by.
@@ -189,7 +195,12 @@ impl World {
     }
 
     /// A new thenable in `realm`.
-    pub fn new_thenable(&mut self, realm: DocumentKey, label: &str, behaviour: ThenBehaviour) -> ThenableKey {
+    pub fn new_thenable(
+        &mut self,
+        realm: DocumentKey,
+        label: &str,
+        behaviour: ThenBehaviour,
+    ) -> ThenableKey {
         self.thenables.insert(Thenable {
             realm,
             behaviour,
@@ -286,11 +297,15 @@ impl World {
     fn handler_realm(&self, handler: &Handler) -> Option<DocumentKey> {
         match handler {
             Handler::Empty => None,
-            Handler::WaitForToolsSettle { context, .. } => Some(self.model_contexts[*context].document),
+            Handler::WaitForToolsSettle { context, .. } => {
+                Some(self.model_contexts[*context].document)
+            }
             Handler::Resolving { resolver, .. } => Some(self.resolvers[*resolver].realm),
             Handler::Resume(r) => Some(r.frame.realm),
             Handler::Block(b) => Some(b.realm),
-            Handler::ExecuteResult { execution } => Some(self.executions[*execution].target_realm()),
+            Handler::ExecuteResult { execution } => {
+                Some(self.executions[*execution].target_realm())
+            }
         }
     }
 
@@ -337,7 +352,11 @@ impl World {
     }
 
     /// <https://webidl.spec.whatwg.org/#a-promise-rejected-with>
-    pub(crate) fn promise_rejected_with(&mut self, realm: DocumentKey, reason: ErrorValue) -> PromiseKey {
+    pub(crate) fn promise_rejected_with(
+        &mut self,
+        realm: DocumentKey,
+        reason: ErrorValue,
+    ) -> PromiseKey {
         let promise = self.new_promise(realm);
         self.reject_promise(promise, Value::error(reason));
         promise
@@ -378,17 +397,31 @@ impl World {
             if !self.is_fully_active(realm) {
                 match self.profile.inactive_realm_jobs {
                     InactiveRealmJobs::Dropped => {
-                        step!(self, crate::webmcp::HOST_ENQUEUE_PROMISE_JOB, "2.1", Some(realm), |w| format!(
-                            "realm's document is not fully active: {} not run",
-                            w.describe_job(&job)
-                        ));
+                        step!(
+                            self,
+                            crate::webmcp::HOST_ENQUEUE_PROMISE_JOB,
+                            "2.1",
+                            Some(realm),
+                            |w| format!(
+                                "realm's document is not fully active: {} not run",
+                                w.describe_job(&job)
+                            )
+                        );
                         return;
                     }
                     InactiveRealmJobs::Run => {
-                        step!(self, crate::webmcp::HOST_ENQUEUE_PROMISE_JOB, "2.1", Some(realm), |w| format!(
+                        step!(
+                            self,
+                            crate::webmcp::HOST_ENQUEUE_PROMISE_JOB,
+                            "2.1",
+                            Some(realm),
+                            |w| {
+                                format!(
                             "realm's document is not fully active; inactive-realm-jobs=run: {} runs anyway",
                             w.describe_job(&job)
-                        ));
+                        )
+                            }
+                        );
                     }
                 }
             }
@@ -416,11 +449,17 @@ impl World {
                     already_resolved: false,
                     realm: job_realm,
                 });
-                step!(self, crate::webmcp::PROMISE_RESOLVE_THENABLE_JOB, "1", realm, |w| format!(
-                    "{} adopts {}",
-                    w.promise_label(promise),
-                    w.describe_value(&thenable)
-                ));
+                step!(
+                    self,
+                    crate::webmcp::PROMISE_RESOLVE_THENABLE_JOB,
+                    "1",
+                    realm,
+                    |w| format!(
+                        "{} adopts {}",
+                        w.promise_label(promise),
+                        w.describe_value(&thenable)
+                    )
+                );
                 match thenable {
                     Value::Promise(q) => self.perform_promise_then(
                         q,
@@ -448,7 +487,12 @@ impl World {
     }
 
     /// Calls a handler with the settled value. An `Err` is a thrown exception.
-    fn call_handler(&mut self, handler: Handler, argument: Value, fulfilled: bool) -> Result<Value, Value> {
+    fn call_handler(
+        &mut self,
+        handler: Handler,
+        argument: Value,
+        fulfilled: bool,
+    ) -> Result<Value, Value> {
         match handler {
             Handler::Empty => {
                 if fulfilled {
@@ -489,7 +533,9 @@ impl World {
 
     pub(crate) fn describe_job(&self, job: &Job) -> String {
         match job {
-            Job::Reaction { handler, fulfilled, .. } => {
+            Job::Reaction {
+                handler, fulfilled, ..
+            } => {
                 let branch = if *fulfilled { "fulfilled" } else { "rejected" };
                 match handler {
                     Handler::Empty => format!("pass-through reaction ({branch})"),
@@ -503,7 +549,10 @@ impl World {
                         self.promise_label(self.resolvers[*resolver].promise)
                     ),
                     Handler::Resume(r) => {
-                        format!("script resumes after await (line {})", r.frame.current_line())
+                        format!(
+                            "script resumes after await (line {})",
+                            r.frame.current_line()
+                        )
                     }
                     Handler::Block(b) => format!("reaction script (line {})", b.block.line),
                     Handler::ExecuteResult { execution } => format!(

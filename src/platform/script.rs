@@ -106,7 +106,10 @@ pub enum Expr {
     },
     /// A global function or constructor: `AbortController()`, `DOMException("AbortError")`,
     /// `TypeError("x")`, `Promise.resolve(v)`, `Promise.reject(e)`, `AbortSignal.abort(r)`.
-    Global { name: String, args: Vec<Expr> },
+    Global {
+        name: String,
+        args: Vec<Expr>,
+    },
     Object(Vec<(String, Expr)>),
     Array(Vec<Expr>),
     /// A callback written in place: `returns(v)`, `throws(e)`, `pending`, or a named script.

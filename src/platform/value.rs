@@ -322,7 +322,10 @@ mod tests {
             ("status".into(), Value::string("resolved")),
             ("n".into(), Value::number(5.0)),
             ("skip".into(), Value::Undefined),
-            ("a".into(), Value::Array(vec![Value::Undefined, Value::number(0.5)])),
+            (
+                "a".into(),
+                Value::Array(vec![Value::Undefined, Value::number(0.5)]),
+            ),
         ]);
         assert_eq!(
             v.to_json_string().unwrap(),

@@ -26,7 +26,13 @@ pub fn test_id(path: &str) -> String {
 }
 
 /// The command that replays a subtest with its trace.
-pub fn replay_command(path: &str, subtest: &str, profile: &str, sets: &[String], schedule: &str) -> String {
+pub fn replay_command(
+    path: &str,
+    subtest: &str,
+    profile: &str,
+    sets: &[String],
+    schedule: &str,
+) -> String {
     let mut cmd = format!("webmcp-ref trace {path} --subtest {subtest:?} --profile {profile}");
     for s in sets {
         let _ = write!(cmd, " --set {s}");
@@ -41,7 +47,11 @@ pub fn replay_command(path: &str, subtest: &str, profile: &str, sets: &[String],
 pub fn human(results: &[FileResult], sets: &[String], verbose: bool) -> String {
     let mut out = String::new();
     for file in results {
-        let passed = file.subtests.iter().filter(|s| s.status == Status::Pass).count();
+        let passed = file
+            .subtests
+            .iter()
+            .filter(|s| s.status == Status::Pass)
+            .count();
         let mark = if file.passed() { "PASS " } else { "FAIL " };
         let _ = writeln!(
             out,
@@ -60,8 +70,16 @@ pub fn human(results: &[FileResult], sets: &[String], verbose: bool) -> String {
                 Status::Error => "ERROR",
             };
             let _ = writeln!(out, "    {status}  {:?} (line {})", sub.name, sub.line);
-            for e in sub.expectations.iter().filter(|e| !e.passed && !e.sometimes) {
-                let _ = writeln!(out, "        {}:{}:{}: {}", file.path, e.line, e.column, e.text);
+            for e in sub
+                .expectations
+                .iter()
+                .filter(|e| !e.passed && !e.sometimes)
+            {
+                let _ = writeln!(
+                    out,
+                    "        {}:{}:{}: {}",
+                    file.path, e.line, e.column, e.text
+                );
                 let _ = writeln!(out, "            expected: {}", e.expected);
                 let _ = writeln!(out, "            actual:   {}", e.actual);
             }
@@ -85,12 +103,19 @@ pub fn summary(results: &[FileResult]) -> (usize, usize, usize, usize, usize) {
     let subtests: Vec<_> = results.iter().flat_map(|f| &f.subtests).collect();
     let pass = subtests.iter().filter(|s| s.status == Status::Pass).count();
     let fail = subtests.iter().filter(|s| s.status == Status::Fail).count();
-    let error = subtests.iter().filter(|s| s.status == Status::Error).count();
+    let error = subtests
+        .iter()
+        .filter(|s| s.status == Status::Error)
+        .count();
     (results.len(), subtests.len(), pass, fail, error)
 }
 
 /// The wptreport JSON of one profile's run.
-pub fn wptreport(results: &[FileResult], profile: &str, differences: &[String]) -> serde_json::Value {
+pub fn wptreport(
+    results: &[FileResult],
+    profile: &str,
+    differences: &[String],
+) -> serde_json::Value {
     let tests: Vec<serde_json::Value> = results
         .iter()
         .map(|f| {
@@ -138,7 +163,12 @@ fn failure_message(f: &FileResult, s: &crate::scenario::SubtestResult) -> serde_
         .expectations
         .iter()
         .filter(|e| !e.passed)
-        .map(|e| format!("{}:{}: {} (expected {}, got {})", f.path, e.line, e.text, e.expected, e.actual))
+        .map(|e| {
+            format!(
+                "{}:{}: {} (expected {}, got {})",
+                f.path, e.line, e.text, e.expected, e.actual
+            )
+        })
         .collect();
     parts.extend(s.messages.iter().cloned());
     json!(parts.join("\n"))
@@ -170,7 +200,15 @@ pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
             keys.dedup();
             let rows: Vec<(&str, Vec<&str>)> = keys
                 .into_iter()
-                .map(|k| (k, per_profile.iter().map(|m| m.get(k).copied().unwrap_or("-")).collect::<Vec<_>>()))
+                .map(|k| {
+                    (
+                        k,
+                        per_profile
+                            .iter()
+                            .map(|m| m.get(k).copied().unwrap_or("-"))
+                            .collect::<Vec<_>>(),
+                    )
+                })
                 .filter(|(_, vals)| vals.windows(2).any(|w| w[0] != w[1]))
                 .collect();
             if rows.is_empty() {
@@ -194,7 +232,11 @@ pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
             for (k, vals) in rows {
                 let _ = write!(out, "    {k:key_width$}");
                 for v in vals {
-                    let v = if v.len() > col_width { format!("{}…", &v[..v.floor_char_boundary(col_width - 1)]) } else { v.to_string() };
+                    let v = if v.len() > col_width {
+                        format!("{}…", &v[..v.floor_char_boundary(col_width - 1)])
+                    } else {
+                        v.to_string()
+                    };
                     let _ = write!(out, " | {v:col_width$}");
                 }
                 out.push('\n');
@@ -211,7 +253,9 @@ pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
 pub fn coverage_human(coverage: &Coverage) -> String {
     let mut out = String::new();
     for alg in ALGORITHMS {
-        let reached = (0..alg.steps.len()).filter(|i| coverage.reached(alg.id, *i)).count();
+        let reached = (0..alg.steps.len())
+            .filter(|i| coverage.reached(alg.id, *i))
+            .count();
         let required = FULLY_COVERED.iter().any(|a| a.id == alg.id);
         let pct = 100.0 * reached as f64 / alg.steps.len() as f64;
         let _ = writeln!(
@@ -228,7 +272,11 @@ pub fn coverage_human(coverage: &Coverage) -> String {
             .map(|i| alg.steps[i])
             .collect();
         if !missing.is_empty() {
-            let _ = writeln!(out, "                never reached: step {}", missing.join(", "));
+            let _ = writeln!(
+                out,
+                "                never reached: step {}",
+                missing.join(", ")
+            );
         }
     }
     out
@@ -285,7 +333,11 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
         );
         // Only the values that differ between outcomes say anything.
         let keys: Vec<&str> = {
-            let mut k: Vec<&str> = e.outcomes.iter().flat_map(|o| o.values.iter().map(|(k, _)| k.as_str())).collect();
+            let mut k: Vec<&str> = e
+                .outcomes
+                .iter()
+                .flat_map(|o| o.values.iter().map(|(k, _)| k.as_str()))
+                .collect();
             k.sort();
             k.dedup();
             k.into_iter()
@@ -293,7 +345,12 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
                     let vals: Vec<Option<&str>> = e
                         .outcomes
                         .iter()
-                        .map(|o| o.values.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()))
+                        .map(|o| {
+                            o.values
+                                .iter()
+                                .find(|(k, _)| k == key)
+                                .map(|(_, v)| v.as_str())
+                        })
                         .collect();
                     vals.windows(2).any(|w| w[0] != w[1])
                 })
@@ -301,7 +358,11 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
         };
         let _ = writeln!(out, "           {} distinct outcome(s):", e.outcomes.len());
         for o in &e.outcomes {
-            let _ = write!(out, "           {:>8} schedule(s), e.g. {:<12}", o.schedules, o.schedule);
+            let _ = write!(
+                out,
+                "           {:>8} schedule(s), e.g. {:<12}",
+                o.schedules, o.schedule
+            );
             let shown: Vec<String> = o
                 .values
                 .iter()
@@ -319,7 +380,11 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
             }
         }
         for v in &e.expectations {
-            let mode = if v.sometimes { "on some schedule" } else { "on every schedule" };
+            let mode = if v.sometimes {
+                "on some schedule"
+            } else {
+                "on every schedule"
+            };
             if v.holds {
                 let _ = writeln!(
                     out,
@@ -331,7 +396,11 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
                 );
                 continue;
             }
-            let _ = writeln!(out, "           FAILS {mode}: {}:{}: {}", e.file, v.line, v.text);
+            let _ = writeln!(
+                out,
+                "           FAILS {mode}: {}:{}: {}",
+                e.file, v.line, v.text
+            );
             let _ = writeln!(out, "               expected: {}", v.expected);
             let _ = writeln!(
                 out,
@@ -341,11 +410,18 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
                 v.seen.join(" | ")
             );
             for u in &v.unreached {
-                let _ = writeln!(out, "               no schedule reaches the permitted order {u}");
+                let _ = writeln!(
+                    out,
+                    "               no schedule reaches the permitted order {u}"
+                );
             }
             if let Some(c) = &v.counterexample {
                 let _ = writeln!(out, "               shortest counterexample: {c}");
-                let _ = writeln!(out, "               replay: {}", replay_command(&e.file, &e.subtest, &e.profile, sets, c));
+                let _ = writeln!(
+                    out,
+                    "               replay: {}",
+                    replay_command(&e.file, &e.subtest, &e.profile, sets, c)
+                );
             }
         }
         for m in &e.errors {

@@ -149,9 +149,16 @@ pub enum LogExpect {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExpectKind {
     /// `expect X == V` / `expect X != V`
-    Value { actual: Expr, expected: Expr, equal: bool },
+    Value {
+        actual: Expr,
+        expected: Expr,
+        equal: bool,
+    },
     /// `expect p fulfilled`, `expect p rejected AbortError`, `expect p pending`
-    Promise { promise: Expr, state: PromiseExpect },
+    Promise {
+        promise: Expr,
+        state: PromiseExpect,
+    },
     Log(LogExpect),
     /// `expect o => timed-out [after 5000ms]`
     Observation {
@@ -165,7 +172,10 @@ pub enum ExpectKind {
         tools: Vec<(String, Vec<String>)>,
     },
     /// `expect finding perform-an-observation 2`
-    Finding { anchor: String, step: String },
+    Finding {
+        anchor: String,
+        step: String,
+    },
     NoFindings,
     /// `expect uncaught TypeError`
     Uncaught(String),

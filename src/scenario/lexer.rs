@@ -56,7 +56,12 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
-    let pos = |i: usize| positions.get(i).copied().unwrap_or_else(|| positions.last().copied().unwrap_or((1, 1)));
+    let pos = |i: usize| {
+        positions
+            .get(i)
+            .copied()
+            .unwrap_or_else(|| positions.last().copied().unwrap_or((1, 1)))
+    };
     while i < chars.len() {
         let c = chars[i];
         let (line, column) = pos(i);
@@ -106,7 +111,9 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
                                 return Err(LexError {
                                     line: l,
                                     column: c,
-                                    message: format!("expected four hex digits after \\u, found {hex:?}"),
+                                    message: format!(
+                                        "expected four hex digits after \\u, found {hex:?}"
+                                    ),
                                 });
                             };
                             i += 4;
@@ -137,10 +144,17 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
         if starts_number {
             let start = i;
             i += 1;
-            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.' || chars[i] == '_') {
+            while i < chars.len()
+                && (chars[i].is_ascii_digit() || chars[i] == '.' || chars[i] == '_')
+            {
                 i += 1;
             }
-            if i < chars.len() && (chars[i] == 'e' || chars[i] == 'E') && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit() || *d == '-' || *d == '+') {
+            if i < chars.len()
+                && (chars[i] == 'e' || chars[i] == 'E')
+                && chars
+                    .get(i + 1)
+                    .is_some_and(|d| d.is_ascii_digit() || *d == '-' || *d == '+')
+            {
                 i += 2;
                 while i < chars.len() && chars[i].is_ascii_digit() {
                     i += 1;
@@ -168,16 +182,18 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
             })?;
             let tok = match unit.as_str() {
                 "" => Tok::Number(n),
-                "ms" | "s" if n >= 0.0 && n.fract() == 0.0 => {
-                    Tok::Duration(if unit == "s" { n as u64 * 1000 } else { n as u64 })
-                }
-                _ => {
-                    return Err(LexError {
-                        line,
-                        column,
-                        message: format!("`{digits}{unit}`: expected a number, or a whole duration in `ms` or `s`"),
-                    })
-                }
+                "ms" | "s" if n >= 0.0 && n.fract() == 0.0 => Tok::Duration(if unit == "s" {
+                    n as u64 * 1000
+                } else {
+                    n as u64
+                }),
+                _ => return Err(LexError {
+                    line,
+                    column,
+                    message: format!(
+                        "`{digits}{unit}`: expected a number, or a whole duration in `ms` or `s`"
+                    ),
+                }),
             };
             out.push(Token { tok, line, column });
             continue;
@@ -185,12 +201,18 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
         if c.is_alphabetic() || c == '_' || c == '$' {
             let start = i;
             while i < chars.len()
-                && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$' || chars[i] == '-')
+                && (chars[i].is_alphanumeric()
+                    || chars[i] == '_'
+                    || chars[i] == '$'
+                    || chars[i] == '-')
             {
                 i += 1;
             }
             // `scheme://...` is a URL up to the next space.
-            if chars.get(i) == Some(&':') && chars.get(i + 1) == Some(&'/') && chars.get(i + 2) == Some(&'/') {
+            if chars.get(i) == Some(&':')
+                && chars.get(i + 1) == Some(&'/')
+                && chars.get(i + 2) == Some(&'/')
+            {
                 while i < chars.len() && !chars[i].is_whitespace() {
                     i += 1;
                 }
@@ -253,12 +275,18 @@ mod tests {
                 Tok::Str("tools *".into()),
             ]
         );
-        assert_eq!(toks("run 5s"), vec![Tok::Ident("run".into()), Tok::Duration(5000)]);
+        assert_eq!(
+            toks("run 5s"),
+            vec![Tok::Ident("run".into()), Tok::Duration(5000)]
+        );
         assert_eq!(
             toks("expect o => timed-out [spec, pr373-r1]")[2..4],
             [Tok::Punct("=>"), Tok::Ident("timed-out".into())]
         );
-        assert_eq!(toks("x == -1.5"), vec![Tok::Ident("x".into()), Tok::Punct("=="), Tok::Number(-1.5)]);
+        assert_eq!(
+            toks("x == -1.5"),
+            vec![Tok::Ident("x".into()), Tok::Punct("=="), Tok::Number(-1.5)]
+        );
     }
 
     #[test]

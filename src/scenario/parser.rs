@@ -23,7 +23,11 @@ pub struct ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.path, self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.path, self.line, self.column, self.message
+        )
     }
 }
 
@@ -78,7 +82,11 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
                     match key {
                         "title" => {
                             if title.is_some() {
-                                return Err(err(n, 1, "a second `title:`: a file has one title".into()));
+                                return Err(err(
+                                    n,
+                                    1,
+                                    "a second `title:`: a file has one title".into(),
+                                ));
                             }
                             title = Some(value)
                         }
@@ -98,7 +106,11 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
     let lines = logical_lines(path, &body_lines)?;
     let tree = build_tree(path, lines)?;
     let Some(title) = title else {
-        return Err(err(1, 1, "expected a `title:` line before the first subtest".into()));
+        return Err(err(
+            1,
+            1,
+            "expected a `title:` line before the first subtest".into(),
+        ));
     };
     let mut subtests = Vec::new();
     let mut names_seen = BTreeSet::new();
@@ -110,10 +122,18 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
         p.optional_punct(":");
         p.end()?;
         if !names_seen.insert(name.clone()) {
-            return Err(err(node.line, node.column, format!("a second subtest named {name:?}: subtest names must differ")));
+            return Err(err(
+                node.line,
+                node.column,
+                format!("a second subtest named {name:?}: subtest names must differ"),
+            ));
         }
         if node.children.is_empty() {
-            return Err(err(node.line, node.column, format!("subtest {name:?} has no lines: indent its actions under it")));
+            return Err(err(
+                node.line,
+                node.column,
+                format!("subtest {name:?} has no lines: indent its actions under it"),
+            ));
         }
         let actions = parse_subtest(path, &node.children)?;
         subtests.push(Subtest {
@@ -123,7 +143,11 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
         });
     }
     if subtests.is_empty() {
-        return Err(err(1, 1, "expected at least one `subtest \"name\"` with indented actions".into()));
+        return Err(err(
+            1,
+            1,
+            "expected at least one `subtest \"name\"` with indented actions".into(),
+        ));
     }
     Ok(ScenarioFile {
         path: path.into(),
@@ -234,7 +258,12 @@ fn logical_lines(path: &str, lines: &[String]) -> Result<Vec<Line>, ParseError> 
 }
 
 fn build_tree(path: &str, lines: Vec<Line>) -> Result<Vec<Line>, ParseError> {
-    fn take(lines: &[Line], i: &mut usize, indent: usize, path: &str) -> Result<Vec<Line>, ParseError> {
+    fn take(
+        lines: &[Line],
+        i: &mut usize,
+        indent: usize,
+        path: &str,
+    ) -> Result<Vec<Line>, ParseError> {
         let mut out: Vec<Line> = Vec::new();
         while *i < lines.len() {
             let line = &lines[*i];
@@ -247,7 +276,8 @@ fn build_tree(path: &str, lines: Vec<Line>) -> Result<Vec<Line>, ParseError> {
                         path: path.into(),
                         line: line.line,
                         column: line.column,
-                        message: "this line is indented more than the line it follows belongs to".into(),
+                        message: "this line is indented more than the line it follows belongs to"
+                            .into(),
                     });
                 };
                 let child_indent = line.indent;
@@ -267,7 +297,10 @@ fn build_tree(path: &str, lines: Vec<Line>) -> Result<Vec<Line>, ParseError> {
             path: path.into(),
             line: line.line,
             column: line.column,
-            message: format!("this line is indented less than the first line ({} spaces)", base),
+            message: format!(
+                "this line is indented less than the first line ({} spaces)",
+                base
+            ),
         });
     }
     Ok(tree)
@@ -309,7 +342,9 @@ fn parse_subtest(path: &str, lines: &[Line]) -> Result<Vec<Action>, ParseError> 
             p.punct(":")?;
             p.end()?;
             if line.children.is_empty() {
-                return Err(p.error_here(format!("script {name} has no body: indent its statements under it")));
+                return Err(p.error_here(format!(
+                    "script {name} has no body: indent its statements under it"
+                )));
             }
             let block = ctx.block(&line.children, line.line)?;
             ctx.scripts.insert(name, Arc::new(block));
@@ -334,15 +369,24 @@ fn parse_subtest(path: &str, lines: &[Line]) -> Result<Vec<Action>, ParseError> 
 
 /// Collects declared names: documents, promises, thenables, controllers, observations, task
 /// completions, scripts, and every `name =` assignment.
-fn collect_names(path: &str, lines: &[Line], names: &mut BTreeSet<String>) -> Result<(), ParseError> {
+fn collect_names(
+    path: &str,
+    lines: &[Line],
+    names: &mut BTreeSet<String>,
+) -> Result<(), ParseError> {
     for line in lines {
         let toks = lex_line(path, line)?;
         let word = |i: usize| match toks.get(i) {
-            Some(Token { tok: Tok::Ident(s), .. }) => Some(s.as_str()),
+            Some(Token {
+                tok: Tok::Ident(s), ..
+            }) => Some(s.as_str()),
             _ => None,
         };
         if let (Some(kw), Some(name)) = (word(0), word(1)) {
-            if matches!(kw, "page" | "frame" | "promise" | "thenable" | "controller" | "script") {
+            if matches!(
+                kw,
+                "page" | "frame" | "promise" | "thenable" | "controller" | "script"
+            ) {
                 names.insert(name.to_string());
             }
         }
@@ -393,12 +437,16 @@ impl Context {
         p.punct(":")?;
         if p.at_end() {
             if line.children.is_empty() {
-                return Err(p.error_here("expected statements after `:`, on the same line or indented below".into()));
+                return Err(p.error_here(
+                    "expected statements after `:`, on the same line or indented below".into(),
+                ));
             }
             return Ok(Arc::new(self.block(&line.children, line.line)?));
         }
         if !line.children.is_empty() {
-            return Err(p.error_here("a block is either on the line after `:` or indented below it, not both".into()));
+            return Err(p.error_here(
+                "a block is either on the line after `:` or indented below it, not both".into(),
+            ));
         }
         let stmt = self.statement(p, line)?;
         Ok(Arc::new(Block {
@@ -420,8 +468,14 @@ impl Context {
 
     fn action(&self, line: &Line, toks: &[Token]) -> Result<ActionKind, ParseError> {
         let mut p = Parser::new(&self.path, toks, line);
-        let Some(Token { tok: Tok::Ident(kw), .. }) = p.peek().cloned() else {
-            return Err(p.error_expected("an action such as `page`, `frame`, `task in DOC:`, `run` or `expect`"));
+        let Some(Token {
+            tok: Tok::Ident(kw),
+            ..
+        }) = p.peek().cloned()
+        else {
+            return Err(p.error_expected(
+                "an action such as `page`, `frame`, `task in DOC:`, `run` or `expect`",
+            ));
         };
         let kind = match kw.as_str() {
             "page" => {
@@ -429,8 +483,15 @@ impl Context {
                 let name = p.ident("the page's name")?;
                 let url = p.url()?;
                 let origin = self.check_url(&p, &url)?;
-                let (loading, policy, _, site_keyed) = self.document_options(&mut p, false, &origin)?;
-                ActionKind::Page { name, url, loading, policy, site_keyed }
+                let (loading, policy, _, site_keyed) =
+                    self.document_options(&mut p, false, &origin)?;
+                ActionKind::Page {
+                    name,
+                    url,
+                    loading,
+                    policy,
+                    site_keyed,
+                }
             }
             "frame" => {
                 p.next();
@@ -440,7 +501,14 @@ impl Context {
                 let url = p.url()?;
                 let origin = self.check_url(&p, &url)?;
                 let (loading, policy, allow, _) = self.document_options(&mut p, true, &origin)?;
-                ActionKind::Frame { name, parent, url, allow, loading, policy }
+                ActionKind::Frame {
+                    name,
+                    parent,
+                    url,
+                    allow,
+                    loading,
+                    policy,
+                }
             }
             "promise" => {
                 p.next();
@@ -454,7 +522,11 @@ impl Context {
                 } else {
                     None
                 };
-                ActionKind::Promise { name, realm, settled }
+                ActionKind::Promise {
+                    name,
+                    realm,
+                    settled,
+                }
             }
             "thenable" => {
                 p.next();
@@ -489,7 +561,11 @@ impl Context {
                     None
                 };
                 let block = self.block_after_colon(&mut p, line)?;
-                return Ok(ActionKind::Task { realm, completion, block });
+                return Ok(ActionKind::Task {
+                    realm,
+                    completion,
+                    block,
+                });
             }
             "run" => {
                 p.next();
@@ -512,7 +588,11 @@ impl Context {
                         p.next();
                         n as u64
                     }
-                    Some(_) => return Err(p.error_expected("a whole number of units to run, or nothing for one")),
+                    Some(_) => {
+                        return Err(
+                            p.error_expected("a whole number of units to run, or nothing for one")
+                        )
+                    }
                     None => 1,
                 };
                 ActionKind::Run(RunKind::Steps(n))
@@ -530,7 +610,12 @@ impl Context {
                 p.keyword("as")?;
                 let label = p.ident("a name for the new document")?;
                 let keep_in_bfcache = p.eat_keyword("bfcache");
-                ActionKind::Navigate { from, url, label, keep_in_bfcache }
+                ActionKind::Navigate {
+                    from,
+                    url,
+                    label,
+                    keep_in_bfcache,
+                }
             }
             "back" => {
                 p.next();
@@ -564,7 +649,11 @@ impl Context {
                 }
                 p.keyword("as")?;
                 let name = p.ident("a name for the observation")?;
-                ActionKind::Observe { doc, name, expect: None }
+                ActionKind::Observe {
+                    doc,
+                    name,
+                    expect: None,
+                }
             }
             "resolve" | "reject" => {
                 // `resolve p [with v] [in DOC]`: a task of DOC (by default, the realm of p)
@@ -572,8 +661,16 @@ impl Context {
                 let (sline, scolumn) = p.position();
                 p.next();
                 let target = self.postfix(&mut p)?;
-                let value = if p.eat_keyword("with") { self.expr(&mut p)? } else { Expr::Literal(Value::Undefined) };
-                let realm = if p.eat_keyword("in") { self.document_name(&mut p)? } else { String::new() };
+                let value = if p.eat_keyword("with") {
+                    self.expr(&mut p)?
+                } else {
+                    Expr::Literal(Value::Undefined)
+                };
+                let realm = if p.eat_keyword("in") {
+                    self.document_name(&mut p)?
+                } else {
+                    String::new()
+                };
                 p.end()?;
                 self.no_children(line, &kw)?;
                 let kind = if kw == "resolve" {
@@ -584,7 +681,14 @@ impl Context {
                 return Ok(ActionKind::Task {
                     realm,
                     completion: None,
-                    block: Arc::new(Block { line: line.line, stmts: vec![Stmt { line: sline, column: scolumn, kind }] }),
+                    block: Arc::new(Block {
+                        line: line.line,
+                        stmts: vec![Stmt {
+                            line: sline,
+                            column: scolumn,
+                            kind,
+                        }],
+                    }),
                 });
             }
             "expect" => {
@@ -646,7 +750,11 @@ impl Context {
                 other => {
                     return Err(p.error_prev(format!(
                         "unknown option `{other}`; expected {}",
-                        if frame { "`loading`, `allow=\"...\"` or `policy=\"...\"`" } else { "`loading`, `site-keyed` or `policy=\"...\"`" }
+                        if frame {
+                            "`loading`, `allow=\"...\"` or `policy=\"...\"`"
+                        } else {
+                            "`loading`, `site-keyed` or `policy=\"...\"`"
+                        }
                     )))
                 }
             }
@@ -655,8 +763,13 @@ impl Context {
     }
 
     /// A URL must parse; returns its origin.
-    fn check_url(&self, p: &Parser, url: &str) -> Result<crate::platform::origin::Origin, ParseError> {
-        let parsed = url::Url::parse(url).map_err(|e| p.error_prev(format!("`{url}` is not a URL: {e}")))?;
+    fn check_url(
+        &self,
+        p: &Parser,
+        url: &str,
+    ) -> Result<crate::platform::origin::Origin, ParseError> {
+        let parsed =
+            url::Url::parse(url).map_err(|e| p.error_prev(format!("`{url}` is not a URL: {e}")))?;
         let mut n = 0;
         Ok(crate::platform::origin::Origin::of_url(&parsed, &mut n))
     }
@@ -665,13 +778,18 @@ impl Context {
         let Some(names) = &self.names else {
             return Ok(());
         };
-        if names.contains(name) || IMPLICIT_NAMES.contains(&name) || self.scripts.contains_key(name) {
+        if names.contains(name) || IMPLICIT_NAMES.contains(&name) || self.scripts.contains_key(name)
+        {
             return Ok(());
         }
         let list: Vec<&str> = names.iter().map(String::as_str).collect();
         Err(p.error_prev(format!(
             "unknown name `{name}`; the names in this subtest are: {}",
-            if list.is_empty() { "(none)".to_string() } else { list.join(", ") }
+            if list.is_empty() {
+                "(none)".to_string()
+            } else {
+                list.join(", ")
+            }
         )))
     }
 
@@ -701,7 +819,11 @@ impl Context {
             while p.eat_punct("&") {
                 all.push(self.tag(p)?);
             }
-            tags.push(if all.len() == 1 { all.remove(0) } else { Tag::All(all) });
+            tags.push(if all.len() == 1 {
+                all.remove(0)
+            } else {
+                Tag::All(all)
+            });
             if p.eat_punct("]") {
                 break;
             }
@@ -729,7 +851,11 @@ impl Context {
                 if !NAMED_PROFILES.iter().any(|n| n.name == name) {
                     return Err(p.error_prev(format!(
                         "unknown profile `{name}` in the tag list; the profiles are: {}",
-                        NAMED_PROFILES.iter().map(|n| n.name).collect::<Vec<_>>().join(", ")
+                        NAMED_PROFILES
+                            .iter()
+                            .map(|n| n.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )));
                 }
                 Ok(Tag::Profile(name))
@@ -755,8 +881,23 @@ impl Context {
             .all(|tag| {
                 matches!(
                     tag,
-                    [Token { tok: Tok::Ident(_), .. }]
-                        | [Token { tok: Tok::Ident(_), .. }, Token { tok: Tok::Punct("="), .. }, Token { tok: Tok::Ident(_) | Tok::Number(_) | Tok::Duration(_), .. }]
+                    [Token {
+                        tok: Tok::Ident(_),
+                        ..
+                    }] | [
+                        Token {
+                            tok: Tok::Ident(_),
+                            ..
+                        },
+                        Token {
+                            tok: Tok::Punct("="),
+                            ..
+                        },
+                        Token {
+                            tok: Tok::Ident(_) | Tok::Number(_) | Tok::Duration(_),
+                            ..
+                        }
+                    ]
                 )
             })
     }
@@ -765,7 +906,11 @@ impl Context {
         let sometimes = p.eat_keyword("sometimes");
         let kind = self.expect_kind(p)?;
         let tags = self.tags(p)?;
-        Ok(Expectation { tags, sometimes, kind })
+        Ok(Expectation {
+            tags,
+            sometimes,
+            kind,
+        })
     }
 
     /// `["a", "b"]`: a list of logged lines.
@@ -789,7 +934,10 @@ impl Context {
 
     fn expect_kind(&self, p: &mut Parser) -> Result<ExpectKind, ParseError> {
         let first = p.peek().cloned();
-        if let Some(Token { tok: Tok::Ident(w), .. }) = &first {
+        if let Some(Token {
+            tok: Tok::Ident(w), ..
+        }) = &first
+        {
             match w.as_str() {
                 "no" => {
                     p.next();
@@ -798,11 +946,16 @@ impl Context {
                 }
                 "finding" => {
                     p.next();
-                    let anchor = p.ident("the algorithm's anchor, such as perform-an-observation")?;
+                    let anchor =
+                        p.ident("the algorithm's anchor, such as perform-an-observation")?;
                     if !crate::webmcp::ALGORITHMS.iter().any(|a| a.anchor == anchor) {
                         return Err(p.error_prev(format!(
                             "unknown algorithm `{anchor}`; the anchors are: {}",
-                            crate::webmcp::ALGORITHMS.iter().map(|a| a.anchor).collect::<Vec<_>>().join(", ")
+                            crate::webmcp::ALGORITHMS
+                                .iter()
+                                .map(|a| a.anchor)
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         )));
                     }
                     let step = match p.next().map(|t| t.tok.clone()) {
@@ -826,10 +979,14 @@ impl Context {
                 "log" => {
                     p.next();
                     if p.eat_keyword("contains") {
-                        return Ok(ExpectKind::Log(LogExpect::Contains(p.string("the text in quotes")?)));
+                        return Ok(ExpectKind::Log(LogExpect::Contains(
+                            p.string("the text in quotes")?,
+                        )));
                     }
                     if p.eat_keyword("lacks") {
-                        return Ok(ExpectKind::Log(LogExpect::Lacks(p.string("the text in quotes")?)));
+                        return Ok(ExpectKind::Log(LogExpect::Lacks(
+                            p.string("the text in quotes")?,
+                        )));
                     }
                     if p.eat_keyword("in") {
                         p.punct("[")?;
@@ -855,18 +1012,49 @@ impl Context {
                 _ => {}
             }
             // An observation: `o => outcome` or `o.tools == {...}`.
-            if matches!(p.toks.get(p.pos + 1), Some(Token { tok: Tok::Punct("=>"), .. })) {
+            if matches!(
+                p.toks.get(p.pos + 1),
+                Some(Token {
+                    tok: Tok::Punct("=>"),
+                    ..
+                })
+            ) {
                 let name = p.ident("an observation's name")?;
                 self.check_name(p, &name)?;
                 p.punct("=>")?;
                 let outcome = self.outcome(p)?;
-                let after = if p.eat_keyword("after") { Some(p.duration()?) } else { None };
-                return Ok(ExpectKind::Observation { name: name.clone(), outcome, after });
+                let after = if p.eat_keyword("after") {
+                    Some(p.duration()?)
+                } else {
+                    None
+                };
+                return Ok(ExpectKind::Observation {
+                    name: name.clone(),
+                    outcome,
+                    after,
+                });
             }
-            let is_tools = matches!(p.toks.get(p.pos + 1), Some(Token { tok: Tok::Punct("."), .. }))
-                && matches!(p.toks.get(p.pos + 2), Some(Token { tok: Tok::Ident(t), .. }) if t == "tools")
-                && matches!(p.toks.get(p.pos + 3), Some(Token { tok: Tok::Punct("=="), .. }))
-                && matches!(p.toks.get(p.pos + 4), Some(Token { tok: Tok::Punct("{"), .. }));
+            let is_tools = matches!(
+                p.toks.get(p.pos + 1),
+                Some(Token {
+                    tok: Tok::Punct("."),
+                    ..
+                })
+            ) && matches!(p.toks.get(p.pos + 2), Some(Token { tok: Tok::Ident(t), .. }) if t == "tools")
+                && matches!(
+                    p.toks.get(p.pos + 3),
+                    Some(Token {
+                        tok: Tok::Punct("=="),
+                        ..
+                    })
+                )
+                && matches!(
+                    p.toks.get(p.pos + 4),
+                    Some(Token {
+                        tok: Tok::Punct("{"),
+                        ..
+                    })
+                );
             if is_tools {
                 let name = p.ident("an observation's name")?;
                 self.check_name(p, &name)?;
@@ -902,8 +1090,15 @@ impl Context {
         }
         let actual = self.postfix(p)?;
         if p.eat_keyword("fulfilled") {
-            let value = if p.eat_keyword("with") { Some(self.expr(p)?) } else { None };
-            return Ok(ExpectKind::Promise { promise: actual, state: PromiseExpect::Fulfilled(value) });
+            let value = if p.eat_keyword("with") {
+                Some(self.expr(p)?)
+            } else {
+                None
+            };
+            return Ok(ExpectKind::Promise {
+                promise: actual,
+                state: PromiseExpect::Fulfilled(value),
+            });
         }
         if p.eat_keyword("rejected") {
             let name = if !p.at_end() && !self.tags_follow(p) {
@@ -918,10 +1113,16 @@ impl Context {
             } else {
                 None
             };
-            return Ok(ExpectKind::Promise { promise: actual, state: PromiseExpect::Rejected(name) });
+            return Ok(ExpectKind::Promise {
+                promise: actual,
+                state: PromiseExpect::Rejected(name),
+            });
         }
         if p.eat_keyword("pending") {
-            return Ok(ExpectKind::Promise { promise: actual, state: PromiseExpect::Pending });
+            return Ok(ExpectKind::Promise {
+                promise: actual,
+                state: PromiseExpect::Pending,
+            });
         }
         let equal = if p.eat_punct("==") {
             true
@@ -931,23 +1132,39 @@ impl Context {
             return Err(p.error_expected("`==`, `!=`, `fulfilled`, `rejected` or `pending`"));
         };
         let expected = self.expr(p)?;
-        Ok(ExpectKind::Value { actual, expected, equal })
+        Ok(ExpectKind::Value {
+            actual,
+            expected,
+            equal,
+        })
     }
 
     /// A script statement.
     fn statement(&self, p: &mut Parser, line: &Line) -> Result<Stmt, ParseError> {
         let (sline, scolumn) = p.position();
         let kind = self.statement_kind(p, line)?;
-        if !matches!(kind, StmtKind::After { .. } | StmtKind::On { .. } | StmtKind::Then { .. } | StmtKind::SetHandler { body: Some(_), .. }) {
+        if !matches!(
+            kind,
+            StmtKind::After { .. }
+                | StmtKind::On { .. }
+                | StmtKind::Then { .. }
+                | StmtKind::SetHandler { body: Some(_), .. }
+        ) {
             p.end()?;
             self.no_children(line, "this statement")?;
         }
-        Ok(Stmt { line: sline, column: scolumn, kind })
+        Ok(Stmt {
+            line: sline,
+            column: scolumn,
+            kind,
+        })
     }
 
     fn statement_kind(&self, p: &mut Parser, line: &Line) -> Result<StmtKind, ParseError> {
         let kw = match p.peek() {
-            Some(Token { tok: Tok::Ident(k), .. }) => k.clone(),
+            Some(Token {
+                tok: Tok::Ident(k), ..
+            }) => k.clone(),
             _ => String::new(),
         };
         match kw.as_str() {
@@ -964,7 +1181,11 @@ impl Context {
             }
             "return" => {
                 p.next();
-                let e = if p.at_end() { Expr::Literal(Value::Undefined) } else { self.expr(p)? };
+                let e = if p.at_end() {
+                    Expr::Literal(Value::Undefined)
+                } else {
+                    self.expr(p)?
+                };
                 Ok(StmtKind::Return(e))
             }
             "throw" => {
@@ -974,7 +1195,11 @@ impl Context {
             "resolve" | "reject" => {
                 p.next();
                 let target = self.postfix(p)?;
-                let value = if p.eat_keyword("with") { self.expr(p)? } else { Expr::Literal(Value::Undefined) };
+                let value = if p.eat_keyword("with") {
+                    self.expr(p)?
+                } else {
+                    Expr::Literal(Value::Undefined)
+                };
                 Ok(if kw == "resolve" {
                     StmtKind::Resolve { target, value }
                 } else {
@@ -993,7 +1218,12 @@ impl Context {
                 p.keyword("as")?;
                 let label = p.ident("a name for the new document")?;
                 let keep_in_bfcache = p.eat_keyword("bfcache");
-                Ok(StmtKind::Navigate { from, url, label, keep_in_bfcache })
+                Ok(StmtKind::Navigate {
+                    from,
+                    url,
+                    label,
+                    keep_in_bfcache,
+                })
             }
             "after" => {
                 p.next();
@@ -1012,13 +1242,27 @@ impl Context {
                     _ => None,
                 };
                 if let Some(branch) = branch {
-                    let bind = if p.eat_keyword("as") { Some(p.ident("a name for the settled value")?) } else { None };
+                    let bind = if p.eat_keyword("as") {
+                        Some(p.ident("a name for the settled value")?)
+                    } else {
+                        None
+                    };
                     let body = self.block_after_colon(p, line)?;
-                    return Ok(StmtKind::Then { promise: target, branch, bind, body });
+                    return Ok(StmtKind::Then {
+                        promise: target,
+                        branch,
+                        bind,
+                        body,
+                    });
                 }
                 let once = p.eat_keyword("once");
                 let body = self.block_after_colon(p, line)?;
-                Ok(StmtKind::On { target, event, once, body })
+                Ok(StmtKind::On {
+                    target,
+                    event,
+                    once,
+                    body,
+                })
             }
             "set" => {
                 p.next();
@@ -1031,13 +1275,27 @@ impl Context {
                 let event = event.to_string();
                 if p.eat_punct("=") {
                     p.keyword("null")?;
-                    return Ok(StmtKind::SetHandler { target, event, body: None });
+                    return Ok(StmtKind::SetHandler {
+                        target,
+                        event,
+                        body: None,
+                    });
                 }
                 let body = self.block_after_colon(p, line)?;
-                Ok(StmtKind::SetHandler { target, event, body: Some(body) })
+                Ok(StmtKind::SetHandler {
+                    target,
+                    event,
+                    body: Some(body),
+                })
             }
             _ => {
-                let bind = if matches!(p.toks.get(p.pos + 1), Some(Token { tok: Tok::Punct("="), .. })) {
+                let bind = if matches!(
+                    p.toks.get(p.pos + 1),
+                    Some(Token {
+                        tok: Tok::Punct("="),
+                        ..
+                    })
+                ) {
                     let name = p.ident("a name")?;
                     p.punct("=")?;
                     Some(name)
@@ -1049,7 +1307,11 @@ impl Context {
                     return Err(p.error_expected("an expression"));
                 }
                 let expr = self.expr(p)?;
-                Ok(StmtKind::Eval { bind, awaited, expr })
+                Ok(StmtKind::Eval {
+                    bind,
+                    awaited,
+                    expr,
+                })
             }
         }
     }
@@ -1064,12 +1326,24 @@ impl Context {
                 parts.push(LogPart::Text(rest[..open].to_string()));
             }
             let Some(close) = rest[open..].find('}') else {
-                return Err(self.error(line, column, "a `{` in the log text is not closed with `}`".into()));
+                return Err(self.error(
+                    line,
+                    column,
+                    "a `{` in the log text is not closed with `}`".into(),
+                ));
             };
             let inner = &rest[open + 1..open + close];
-            let positions: Vec<(u32, u32)> = (0..inner.chars().count()).map(|_| (line, column)).collect();
+            let positions: Vec<(u32, u32)> =
+                (0..inner.chars().count()).map(|_| (line, column)).collect();
             let toks = lex(inner, &positions).map_err(|e| self.error(line, column, e.message))?;
-            let fake = Line { indent: 0, text: inner.into(), positions, line, column, children: Vec::new() };
+            let fake = Line {
+                indent: 0,
+                text: inner.into(),
+                positions,
+                line,
+                column,
+                children: Vec::new(),
+            };
             let mut p = Parser::new(&self.path, &toks, &fake);
             let e = self.postfix(&mut p)?;
             p.end()?;
@@ -1093,7 +1367,11 @@ impl Context {
                 let name = p.ident("a property or method name")?;
                 if p.eat_punct("(") {
                     let args = self.args(p)?;
-                    e = Expr::Call { target: Box::new(e), method: name, args };
+                    e = Expr::Call {
+                        target: Box::new(e),
+                        method: name,
+                        args,
+                    };
                 } else {
                     e = Expr::Member(Box::new(e), name);
                 }
@@ -1162,7 +1440,11 @@ impl Context {
                         };
                         p.punct(":")?;
                         // A tool's `execute` takes the callback forms.
-                        let value = if key == "execute" { self.callback(p)? } else { self.expr(p)? };
+                        let value = if key == "execute" {
+                            self.callback(p)?
+                        } else {
+                            self.expr(p)?
+                        };
                         props.push((key, value));
                         if p.eat_punct("}") {
                             break;
@@ -1187,7 +1469,10 @@ impl Context {
             "null" => Expr::Literal(Value::Null),
             "undefined" => Expr::Literal(Value::Undefined),
             // Outside `execute:`, `pending` is a promise that never settles.
-            "pending" => Expr::Global { name: "Pending".into(), args: Vec::new() },
+            "pending" => Expr::Global {
+                name: "Pending".into(),
+                args: Vec::new(),
+            },
             "returns" | "throws" => {
                 p.punct("(")?;
                 let e = self.expr(p)?;
@@ -1202,15 +1487,26 @@ impl Context {
                 p.punct(".")?;
                 let method = p.ident("a method name")?;
                 let full = format!("{word}.{method}");
-                if !matches!(full.as_str(), "Promise.resolve" | "Promise.reject" | "AbortSignal.abort") {
+                if !matches!(
+                    full.as_str(),
+                    "Promise.resolve" | "Promise.reject" | "AbortSignal.abort"
+                ) {
                     return Err(p.error_prev(format!("unknown function `{full}`; expected Promise.resolve, Promise.reject or AbortSignal.abort")));
                 }
                 p.punct("(")?;
-                Expr::Global { name: full, args: self.args(p)? }
+                Expr::Global {
+                    name: full,
+                    args: self.args(p)?,
+                }
             }
-            _ if p.peek_punct("(") && (GLOBALS.contains(&word.as_str()) || is_error_name(&word)) => {
+            _ if p.peek_punct("(")
+                && (GLOBALS.contains(&word.as_str()) || is_error_name(&word)) =>
+            {
                 p.punct("(")?;
-                Expr::Global { name: word, args: self.args(p)? }
+                Expr::Global {
+                    name: word,
+                    args: self.args(p)?,
+                }
             }
             _ => {
                 if let Some(block) = self.scripts.get(&word) {
@@ -1314,18 +1610,30 @@ impl<'a> Parser<'a> {
     }
 
     fn position(&self) -> (u32, u32) {
-        self.peek().map(|t| (t.line, t.column)).unwrap_or(self.end_at)
+        self.peek()
+            .map(|t| (t.line, t.column))
+            .unwrap_or(self.end_at)
     }
 
     fn error_here(&self, message: String) -> ParseError {
         let (line, column) = self.position();
-        ParseError { path: self.path.into(), line, column, message }
+        ParseError {
+            path: self.path.into(),
+            line,
+            column,
+            message,
+        }
     }
 
     fn error_prev(&self, message: String) -> ParseError {
         let t = self.toks.get(self.pos.saturating_sub(1));
         let (line, column) = t.map(|t| (t.line, t.column)).unwrap_or(self.end_at);
-        ParseError { path: self.path.into(), line, column, message }
+        ParseError {
+            path: self.path.into(),
+            line,
+            column,
+            message,
+        }
     }
 
     fn found(&self) -> String {
@@ -1383,7 +1691,9 @@ impl<'a> Parser<'a> {
 
     fn ident(&mut self, what: &str) -> Result<String, ParseError> {
         match self.peek() {
-            Some(Token { tok: Tok::Ident(w), .. }) => {
+            Some(Token {
+                tok: Tok::Ident(w), ..
+            }) => {
                 let w = w.clone();
                 self.pos += 1;
                 Ok(w)
@@ -1394,7 +1704,9 @@ impl<'a> Parser<'a> {
 
     fn string(&mut self, what: &str) -> Result<String, ParseError> {
         match self.peek() {
-            Some(Token { tok: Tok::Str(s), .. }) => {
+            Some(Token {
+                tok: Tok::Str(s), ..
+            }) => {
                 let s = s.clone();
                 self.pos += 1;
                 Ok(s)
@@ -1405,7 +1717,12 @@ impl<'a> Parser<'a> {
 
     fn url(&mut self) -> Result<String, ParseError> {
         match self.peek() {
-            Some(Token { tok: Tok::Url(u), .. }) | Some(Token { tok: Tok::Str(u), .. }) => {
+            Some(Token {
+                tok: Tok::Url(u), ..
+            })
+            | Some(Token {
+                tok: Tok::Str(u), ..
+            }) => {
                 let u = u.clone();
                 self.pos += 1;
                 Ok(u)
@@ -1416,7 +1733,10 @@ impl<'a> Parser<'a> {
 
     fn duration(&mut self) -> Result<u64, ParseError> {
         match self.peek() {
-            Some(Token { tok: Tok::Duration(ms), .. }) => {
+            Some(Token {
+                tok: Tok::Duration(ms),
+                ..
+            }) => {
                 let ms = *ms;
                 self.pos += 1;
                 Ok(ms)
@@ -1429,7 +1749,10 @@ impl<'a> Parser<'a> {
         if self.at_end() {
             Ok(())
         } else {
-            Err(self.error_here(format!("expected the end of the line, found {}", self.found())))
+            Err(self.error_here(format!(
+                "expected the end of the line, found {}",
+                self.found()
+            )))
         }
     }
 }

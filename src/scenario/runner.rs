@@ -103,7 +103,12 @@ pub fn run_file(file: &ScenarioFile, options: &RunOptions) -> FileResult {
     let subtests = file
         .subtests
         .iter()
-        .filter(|s| options.subtest.as_ref().is_none_or(|f| s.name.contains(f.as_str())))
+        .filter(|s| {
+            options
+                .subtest
+                .as_ref()
+                .is_none_or(|f| s.name.contains(f.as_str()))
+        })
         .map(|s| run_subtest(file, s, options))
         .collect();
     FileResult {
@@ -187,7 +192,11 @@ pub fn run_subtest(file: &ScenarioFile, subtest: &Subtest, options: &RunOptions)
 }
 
 impl<'a> SubtestRun<'a> {
-    pub fn new(file: &'a ScenarioFile, subtest: &'a Subtest, options: &RunOptions) -> SubtestRun<'a> {
+    pub fn new(
+        file: &'a ScenarioFile,
+        subtest: &'a Subtest,
+        options: &RunOptions,
+    ) -> SubtestRun<'a> {
         let mut world = World::new(options.profile.clone());
         world.set_tracing(options.trace);
         if let Some(s) = &options.schedule {
@@ -367,7 +376,12 @@ impl<'a> SubtestRun<'a> {
                     .observation_result(o)
                     .map(|r| r.outcome.name())
                     .unwrap_or("not finished");
-                self.record(action, actual == outcome.name(), outcome.name().into(), actual.into());
+                self.record(
+                    action,
+                    actual == outcome.name(),
+                    outcome.name().into(),
+                    actual.into(),
+                );
             }
         }
         // The line that drove the simulation is done: the next line follows.
@@ -413,7 +427,11 @@ impl<'a> SubtestRun<'a> {
                 }
             }
         }
-        let unexpected = unexpected || self.messages.iter().any(|m| m.starts_with("invariant violated"));
+        let unexpected = unexpected
+            || self
+                .messages
+                .iter()
+                .any(|m| m.starts_with("invariant violated"));
         let failed = self.expectations.iter().any(|e| !e.passed && !e.sometimes) || unexpected;
         let status = if self.errored {
             Status::Error
@@ -456,15 +474,29 @@ impl<'a> SubtestRun<'a> {
         let profile = self.profile.clone();
         let w = &mut self.world;
         match &action.kind {
-            ActionKind::Page { name, url, loading, policy, site_keyed } => {
+            ActionKind::Page {
+                name,
+                url,
+                loading,
+                policy,
+                site_keyed,
+            } => {
                 let options = DocumentOptions {
                     loading: *loading,
                     tools_policy: policy_allowlist(policy.as_deref(), url)?,
                     origin_keyed: site_keyed.then_some(false),
                 };
-                w.open_page_with(name, url, options).map_err(|e| e.to_string())?;
+                w.open_page_with(name, url, options)
+                    .map_err(|e| e.to_string())?;
             }
-            ActionKind::Frame { name, parent, url, allow, loading, policy } => {
+            ActionKind::Frame {
+                name,
+                parent,
+                url,
+                allow,
+                loading,
+                policy,
+            } => {
                 let parent = self.doc(parent)?;
                 let options = DocumentOptions {
                     loading: *loading,
@@ -475,7 +507,11 @@ impl<'a> SubtestRun<'a> {
                     .add_iframe(parent, name, url, allow.as_deref(), options)
                     .map_err(|e| e.to_string())?;
             }
-            ActionKind::Promise { name, realm, settled } => {
+            ActionKind::Promise {
+                name,
+                realm,
+                settled,
+            } => {
                 let realm = self.doc(realm)?;
                 let p = self.world.new_promise(realm);
                 self.world.name_promise(p, name);
@@ -505,7 +541,11 @@ impl<'a> SubtestRun<'a> {
                 let s = self.world.new_abort_controller(realm, name);
                 self.world.bind(name, Value::Controller(s));
             }
-            ActionKind::Task { realm, completion, block } => {
+            ActionKind::Task {
+                realm,
+                completion,
+                block,
+            } => {
                 let doc = if realm.is_empty() {
                     self.realm_of_settled(block)?
                 } else {
@@ -524,7 +564,12 @@ impl<'a> SubtestRun<'a> {
                 let d = self.doc(name)?;
                 self.world.remove_iframe(d).map_err(|e| e.to_string())?;
             }
-            ActionKind::Navigate { from, url, label, keep_in_bfcache } => {
+            ActionKind::Navigate {
+                from,
+                url,
+                label,
+                keep_in_bfcache,
+            } => {
                 let d = self.doc(from)?;
                 self.world
                     .navigate(d, url, label, *keep_in_bfcache)
@@ -540,7 +585,11 @@ impl<'a> SubtestRun<'a> {
             }
             ActionKind::Lifecycle { doc, load } => {
                 let d = self.doc(doc)?;
-                let stage = if *load { Lifecycle::Complete } else { Lifecycle::Interactive };
+                let stage = if *load {
+                    Lifecycle::Complete
+                } else {
+                    Lifecycle::Interactive
+                };
                 self.world.queue_lifecycle(d, stage);
             }
             ActionKind::Observe { doc, name, expect } => {
@@ -574,16 +623,24 @@ impl<'a> SubtestRun<'a> {
     }
 
     /// The realm of the promise or thenable a `resolve p` line settles.
-    fn realm_of_settled(&self, block: &Arc<crate::platform::script::Block>) -> Result<DocumentKey, String> {
+    fn realm_of_settled(
+        &self,
+        block: &Arc<crate::platform::script::Block>,
+    ) -> Result<DocumentKey, String> {
         use crate::platform::script::StmtKind;
         let target = match block.stmts.first().map(|s| &s.kind) {
-            Some(StmtKind::Resolve { target, .. }) | Some(StmtKind::Reject { target, .. }) => target,
+            Some(StmtKind::Resolve { target, .. }) | Some(StmtKind::Reject { target, .. }) => {
+                target
+            }
             _ => return Err("internal: a task without a realm".into()),
         };
         match self.eval(target)? {
             Value::Promise(p) => Ok(self.world.promise(p).realm),
             Value::Thenable(t) => Ok(self.world.thenable_realm(t)),
-            other => Err(format!("{} is not a promise or thenable", self.world.describe_value(&other))),
+            other => Err(format!(
+                "{} is not a promise or thenable",
+                self.world.describe_value(&other)
+            )),
         }
     }
 
@@ -602,31 +659,48 @@ impl<'a> SubtestRun<'a> {
 
     fn check(&mut self, action: &Action, kind: &ExpectKind) -> Result<(), String> {
         match kind {
-            ExpectKind::Value { actual, expected, equal } => {
+            ExpectKind::Value {
+                actual,
+                expected,
+                equal,
+            } => {
                 let a = self.eval(actual)?;
                 let e = self.eval(expected)?;
                 let same = values_match(&a, &e);
-                let expected = if *equal { self.show(&e) } else { format!("not {}", self.show(&e)) };
+                let expected = if *equal {
+                    self.show(&e)
+                } else {
+                    format!("not {}", self.show(&e))
+                };
                 let actual = self.show(&a);
                 self.record(action, same == *equal, expected, actual);
             }
             ExpectKind::Promise { promise, state } => {
                 let v = self.eval(promise)?;
                 let Value::Promise(p) = v else {
-                    return Err(format!("{} is not a promise", self.world.describe_value(&v)));
+                    return Err(format!(
+                        "{} is not a promise",
+                        self.world.describe_value(&v)
+                    ));
                 };
                 let actual_state = self.world.promise_state(p).clone();
                 let actual = self.show_state(&actual_state);
                 let (passed, expected) = match (state, &actual_state) {
-                    (PromiseExpect::Pending, PromiseState::Pending) => (true, "pending".to_string()),
+                    (PromiseExpect::Pending, PromiseState::Pending) => {
+                        (true, "pending".to_string())
+                    }
                     (PromiseExpect::Pending, _) => (false, "pending".to_string()),
-                    (PromiseExpect::Fulfilled(None), s) => (matches!(s, PromiseState::Fulfilled(_)), "fulfilled".into()),
+                    (PromiseExpect::Fulfilled(None), s) => {
+                        (matches!(s, PromiseState::Fulfilled(_)), "fulfilled".into())
+                    }
                     (PromiseExpect::Fulfilled(Some(e)), s) => {
                         let ev = self.eval(e)?;
                         let ok = matches!(s, PromiseState::Fulfilled(v) if values_match(v, &ev));
                         (ok, format!("fulfilled with {}", self.show(&ev)))
                     }
-                    (PromiseExpect::Rejected(None), s) => (matches!(s, PromiseState::Rejected(_)), "rejected".into()),
+                    (PromiseExpect::Rejected(None), s) => {
+                        (matches!(s, PromiseState::Rejected(_)), "rejected".into())
+                    }
                     (PromiseExpect::Rejected(Some(name)), s) => {
                         let ok = matches!(s, PromiseState::Rejected(v) if error_name(v).as_deref() == Some(name.as_str()));
                         (ok, format!("rejected with {name}"))
@@ -641,14 +715,29 @@ impl<'a> SubtestRun<'a> {
                     LogExpect::Exactly(want) => (lines == *want, format!("{want:?}")),
                     LogExpect::OneOf(orders) => (
                         orders.contains(&lines),
-                        format!("one of {}", orders.iter().map(|o| format!("{o:?}")).collect::<Vec<_>>().join(" or ")),
+                        format!(
+                            "one of {}",
+                            orders
+                                .iter()
+                                .map(|o| format!("{o:?}"))
+                                .collect::<Vec<_>>()
+                                .join(" or ")
+                        ),
                     ),
-                    LogExpect::Contains(s) => (lines.iter().any(|l| l == s), format!("a line {s:?}")),
-                    LogExpect::Lacks(s) => (!lines.iter().any(|l| l == s), format!("no line {s:?}")),
+                    LogExpect::Contains(s) => {
+                        (lines.iter().any(|l| l == s), format!("a line {s:?}"))
+                    }
+                    LogExpect::Lacks(s) => {
+                        (!lines.iter().any(|l| l == s), format!("no line {s:?}"))
+                    }
                 };
                 self.record(action, passed, expected, actual);
             }
-            ExpectKind::Observation { name, outcome, after } => {
+            ExpectKind::Observation {
+                name,
+                outcome,
+                after,
+            } => {
                 let o = self.observation(name)?;
                 let expected = match after {
                     Some(ms) => format!("{} after {ms}ms", outcome.name()),
@@ -666,12 +755,22 @@ impl<'a> SubtestRun<'a> {
             ExpectKind::ObservationTools { name, tools } => {
                 let o = self.observation(name)?;
                 let expected = show_tool_map(tools);
-                let actual_map: Option<Vec<(String, Vec<String>)>> = self.world.observation_result(o).map(|r| {
-                    r.tool_map
-                        .as_ref()
-                        .map(|m| m.iter().map(|d| (d.document.clone(), d.tools.iter().map(|t| t.name.clone()).collect())).collect())
-                        .unwrap_or_default()
-                });
+                let actual_map: Option<Vec<(String, Vec<String>)>> =
+                    self.world.observation_result(o).map(|r| {
+                        r.tool_map
+                            .as_ref()
+                            .map(|m| {
+                                m.iter()
+                                    .map(|d| {
+                                        (
+                                            d.document.clone(),
+                                            d.tools.iter().map(|t| t.name.clone()).collect(),
+                                        )
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    });
                 let (passed, actual) = match actual_map {
                     None => (false, "not finished".into()),
                     Some(m) => {
@@ -685,14 +784,24 @@ impl<'a> SubtestRun<'a> {
                 self.record(action, passed, expected, actual);
             }
             ExpectKind::Finding { anchor, step } => {
-                self.expected_findings.insert((anchor.clone(), step.clone()));
-                let found = self.world.findings().iter().any(|f| f.anchor == anchor && f.step == step);
+                self.expected_findings
+                    .insert((anchor.clone(), step.clone()));
+                let found = self
+                    .world
+                    .findings()
+                    .iter()
+                    .any(|f| f.anchor == anchor && f.step == step);
                 let actual = if found {
                     format!("finding at {anchor} step {step}")
                 } else {
                     self.show_findings()
                 };
-                self.record(action, found, format!("finding at {anchor} step {step}"), actual);
+                self.record(
+                    action,
+                    found,
+                    format!("finding at {anchor} step {step}"),
+                    actual,
+                );
             }
             ExpectKind::NoFindings => {
                 let none = self.world.findings().is_empty();
@@ -701,9 +810,23 @@ impl<'a> SubtestRun<'a> {
             }
             ExpectKind::Uncaught(name) => {
                 self.expected_uncaught.insert(name.clone());
-                let found = self.world.uncaught_errors().iter().any(|u| u.error.split(':').next() == Some(name));
-                let actual: Vec<String> = self.world.uncaught_errors().iter().map(|u| u.error.clone()).collect();
-                self.record(action, found, format!("uncaught {name}"), format!("{actual:?}"));
+                let found = self
+                    .world
+                    .uncaught_errors()
+                    .iter()
+                    .any(|u| u.error.split(':').next() == Some(name));
+                let actual: Vec<String> = self
+                    .world
+                    .uncaught_errors()
+                    .iter()
+                    .map(|u| u.error.clone())
+                    .collect();
+                self.record(
+                    action,
+                    found,
+                    format!("uncaught {name}"),
+                    format!("{actual:?}"),
+                );
             }
             ExpectKind::Time(ms) => {
                 let now = self.world.now();
@@ -721,7 +844,12 @@ impl<'a> SubtestRun<'a> {
     }
 
     fn show_findings(&self) -> String {
-        let f: Vec<String> = self.world.findings().iter().map(|f| f.to_string()).collect();
+        let f: Vec<String> = self
+            .world
+            .findings()
+            .iter()
+            .map(|f| f.to_string())
+            .collect();
         if f.is_empty() {
             "no findings".into()
         } else {
@@ -731,7 +859,14 @@ impl<'a> SubtestRun<'a> {
 
     fn show(&self, v: &Value) -> String {
         match v {
-            Value::Array(items) => format!("[{}]", items.iter().map(|i| self.show(i)).collect::<Vec<_>>().join(", ")),
+            Value::Array(items) => format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(|i| self.show(i))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             other => self.world.describe_value(other),
         }
     }
@@ -829,10 +964,19 @@ impl<'a> SubtestRun<'a> {
             let v = self.world.lookup(name).cloned().unwrap_or(Value::Undefined);
             match v {
                 Value::Window(d) => {
-                    out.push((format!("{name}.toolsReady"), self.world.tools_ready(d).to_string()));
-                    out.push((format!("{name}.tools"), format!("{:?}", self.world.tool_names(d))));
+                    out.push((
+                        format!("{name}.toolsReady"),
+                        self.world.tools_ready(d).to_string(),
+                    ));
+                    out.push((
+                        format!("{name}.tools"),
+                        format!("{:?}", self.world.tool_names(d)),
+                    ));
                 }
-                Value::Promise(p) => out.push((name.to_string(), self.show_state(self.world.promise_state(p)))),
+                Value::Promise(p) => out.push((
+                    name.to_string(),
+                    self.show_state(self.world.promise_state(p)),
+                )),
                 _ => {}
             }
         }
@@ -845,13 +989,21 @@ impl<'a> SubtestRun<'a> {
         }
         let log: Vec<&str> = self.world.log().iter().map(|l| l.text.as_str()).collect();
         out.push(("log".into(), format!("{log:?}")));
-        let findings: Vec<String> = self.world.findings().iter().map(|f| format!("{} {}", f.anchor, f.step)).collect();
+        let findings: Vec<String> = self
+            .world
+            .findings()
+            .iter()
+            .map(|f| format!("{} {}", f.anchor, f.step))
+            .collect();
         out.push(("findings".into(), format!("{findings:?}")));
         out
     }
 }
 
-fn policy_allowlist(policy: Option<&str>, url: &str) -> Result<Option<crate::platform::permissions::Allowlist>, String> {
+fn policy_allowlist(
+    policy: Option<&str>,
+    url: &str,
+) -> Result<Option<crate::platform::permissions::Allowlist>, String> {
     let Some(policy) = policy else {
         return Ok(None);
     };
@@ -874,10 +1026,13 @@ fn error_name(v: &Value) -> Option<String> {
 fn values_match(actual: &Value, expected: &Value) -> bool {
     match (actual, expected) {
         (Value::Error(a), Value::Error(e)) if e.message.is_empty() => a.name == e.name,
-        (Value::Array(a), Value::Array(e)) => a.len() == e.len() && a.iter().zip(e).all(|(x, y)| values_match(x, y)),
+        (Value::Array(a), Value::Array(e)) => {
+            a.len() == e.len() && a.iter().zip(e).all(|(x, y)| values_match(x, y))
+        }
         (Value::Object(a), Value::Object(e)) => {
             a.len() == e.len()
-                && e.iter().all(|(k, ev)| a.iter().any(|(ak, av)| ak == k && values_match(av, ev)))
+                && e.iter()
+                    .all(|(k, ev)| a.iter().any(|(ak, av)| ak == k && values_match(av, ev)))
         }
         _ => actual == expected,
     }

@@ -66,13 +66,24 @@ impl World {
                 }
             },
         };
-        step!(self, CONVERT_DICTIONARY, "ModelContextGetToolOptions", Some(this_doc));
+        step!(
+            self,
+            CONVERT_DICTIONARY,
+            "ModelContextGetToolOptions",
+            Some(this_doc)
+        );
         // 1. Let document be this's relevant global object's associated Document.
         let document = this_doc;
         step!(self, GET_TOOLS, "1", Some(document));
         // 2. Like registerTool(), a document that is not fully active is rejected.
         if !self.is_fully_active(document) {
-            step!(self, GET_TOOLS, "2", Some(document), "not fully active: InvalidStateError");
+            step!(
+                self,
+                GET_TOOLS,
+                "2",
+                Some(document),
+                "not fully active: InvalidStateError"
+            );
             return self.promise_rejected_with(
                 this_doc,
                 ErrorValue::dom("InvalidStateError", "the document is not fully active"),
@@ -81,10 +92,19 @@ impl World {
         step!(self, GET_TOOLS, "2", Some(document));
         // 3. So is one not allowed to use "tools".
         if !self.is_allowed_to_use_tools(document) {
-            step!(self, GET_TOOLS, "3", Some(document), "not allowed to use \"tools\": NotAllowedError");
+            step!(
+                self,
+                GET_TOOLS,
+                "3",
+                Some(document),
+                "not allowed to use \"tools\": NotAllowedError"
+            );
             return self.promise_rejected_with(
                 this_doc,
-                ErrorValue::dom("NotAllowedError", "the document is not allowed to use the \"tools\" feature"),
+                ErrorValue::dom(
+                    "NotAllowedError",
+                    "the document is not allowed to use the \"tools\" feature",
+                ),
             );
         }
         step!(self, GET_TOOLS, "3", Some(document));
@@ -100,10 +120,18 @@ impl World {
                     match url::Url::parse(&entry) {
                         Ok(u) => origins.push(Origin::of_url(&u, &mut self.next_opaque)),
                         Err(_) => {
-                            step!(self, GET_TOOLS, "4", Some(document), "{entry:?} is not a URL: TypeError");
+                            step!(
+                                self,
+                                GET_TOOLS,
+                                "4",
+                                Some(document),
+                                "{entry:?} is not a URL: TypeError"
+                            );
                             return self.promise_rejected_with(
                                 this_doc,
-                                ErrorValue::type_error(format!("fromOrigins entry {entry:?} is not a URL")),
+                                ErrorValue::type_error(format!(
+                                    "fromOrigins entry {entry:?} is not a URL"
+                                )),
                             );
                         }
                     }
@@ -111,7 +139,14 @@ impl World {
                 origins
             }
         };
-        step!(self, GET_TOOLS, "4", Some(document), "{} origin(s)", from_origins.len());
+        step!(
+            self,
+            GET_TOOLS,
+            "4",
+            Some(document),
+            "{} origin(s)",
+            from_origins.len()
+        );
         // 5. Let promise be a new promise.
         let promise = self.new_promise(this_doc);
         step!(self, GET_TOOLS, "5", Some(document));
@@ -144,13 +179,22 @@ impl World {
         // 7.1. (gettools-waits=yes, the follow-up PR #373 defers) Wait for tools to be ready.
         if self.profile.gettools_waits == GetToolsWaits::Yes {
             let traversable = self.traversable_of(caller);
-            step!(self, GET_TOOLS, "7.1", Some(caller), "wait for tools to be ready (gettools-waits=yes)");
+            step!(
+                self,
+                GET_TOOLS,
+                "7.1",
+                Some(caller),
+                "wait for tools to be ready (gettools-waits=yes)"
+            );
             let waiter = WaitCaller::GetTools {
                 caller,
                 promise,
                 from_origins: from_origins.clone(),
             };
-            if self.wait_for_tools_to_be_ready(traversable, queue, waiter).is_none() {
+            if self
+                .wait_for_tools_to_be_ready(traversable, queue, waiter)
+                .is_none()
+            {
                 return;
             }
         }
@@ -158,7 +202,12 @@ impl World {
     }
 
     /// getTools() steps 7.2-7.3.
-    pub(crate) fn get_tools_collect(&mut self, caller: DocumentKey, promise: PromiseKey, from_origins: &[Origin]) {
+    pub(crate) fn get_tools_collect(
+        &mut self,
+        caller: DocumentKey,
+        promise: PromiseKey,
+        from_origins: &[Origin],
+    ) {
         // 7.2. Every tool of the caller's tree whose owner is allowed to use "tools", whose
         //      owner's origin is one of fromOrigins, and which is visible to the caller's origin.
         let caller_origin = self.documents[caller].origin.clone();
@@ -179,14 +228,30 @@ impl World {
             if !from_origins.iter().any(|o| o.same_origin(&owner_origin)) {
                 continue;
             }
-            let definitions: Vec<_> = self.model_context(owner).tool_map.values().cloned().collect();
+            let definitions: Vec<_> = self
+                .model_context(owner)
+                .tool_map
+                .values()
+                .cloned()
+                .collect();
             for t in definitions {
-                if self.tool_is_visible_to_an_origin(&owner_origin, &t.exposed_origins, &caller_origin) {
+                if self.tool_is_visible_to_an_origin(
+                    &owner_origin,
+                    &t.exposed_origins,
+                    &caller_origin,
+                ) {
                     tools.push(registered_tool(&t, owner, &owner_origin));
                 }
             }
         }
-        step!(self, GET_TOOLS, "7.2", Some(caller), "{} tool(s)", tools.len());
+        step!(
+            self,
+            GET_TOOLS,
+            "7.2",
+            Some(caller),
+            "{} tool(s)",
+            tools.len()
+        );
         // 7.3. Resolve the promise from a webmcp task.
         step!(self, GET_TOOLS, "7.3", Some(caller));
         self.queue_global_task(
@@ -201,7 +266,13 @@ impl World {
     }
 
     /// `executeTool(tool, inputObject, options)` called on the `ModelContext` of `this_doc`.
-    pub fn execute_tool(&mut self, this_doc: DocumentKey, tool: Value, input: Value, options: Value) -> PromiseKey {
+    pub fn execute_tool(
+        &mut self,
+        this_doc: DocumentKey,
+        tool: Value,
+        input: Value,
+        options: Value,
+    ) -> PromiseKey {
         // Web IDL: RegisteredTool requires name, description, window and origin (WPT
         // executeTool-invalid-dictionary: a missing origin is a TypeError).
         const T: &str = "RegisteredTool";
@@ -231,18 +302,36 @@ impl World {
         let (name, origin, window, signal) = match converted {
             Ok(c) => c,
             Err(e) => {
-                step!(self, CONVERT_DICTIONARY, "RegisteredTool", Some(this_doc), "{}", e.message);
+                step!(
+                    self,
+                    CONVERT_DICTIONARY,
+                    "RegisteredTool",
+                    Some(this_doc),
+                    "{}",
+                    e.message
+                );
                 return self.promise_rejected_with(this_doc, e);
             }
         };
         step!(self, CONVERT_DICTIONARY, "RegisteredTool", Some(this_doc));
-        step!(self, CONVERT_DICTIONARY, "ModelContextExecuteToolOptions", Some(this_doc));
+        step!(
+            self,
+            CONVERT_DICTIONARY,
+            "ModelContextExecuteToolOptions",
+            Some(this_doc)
+        );
         // 1. Let caller be this's relevant global object's associated Document.
         let caller = this_doc;
         step!(self, EXECUTE_TOOL, "1", Some(caller), "{name:?}");
         // 2. A caller that is not fully active is rejected.
         if !self.is_fully_active(caller) {
-            step!(self, EXECUTE_TOOL, "2", Some(caller), "not fully active: InvalidStateError");
+            step!(
+                self,
+                EXECUTE_TOOL,
+                "2",
+                Some(caller),
+                "not fully active: InvalidStateError"
+            );
             return self.promise_rejected_with(
                 this_doc,
                 ErrorValue::dom("InvalidStateError", "the document is not fully active"),
@@ -251,10 +340,19 @@ impl World {
         step!(self, EXECUTE_TOOL, "2", Some(caller));
         // 3. So is one not allowed to use "tools".
         if !self.is_allowed_to_use_tools(caller) {
-            step!(self, EXECUTE_TOOL, "3", Some(caller), "not allowed to use \"tools\": NotAllowedError");
+            step!(
+                self,
+                EXECUTE_TOOL,
+                "3",
+                Some(caller),
+                "not allowed to use \"tools\": NotAllowedError"
+            );
             return self.promise_rejected_with(
                 this_doc,
-                ErrorValue::dom("NotAllowedError", "the document is not allowed to use the \"tools\" feature"),
+                ErrorValue::dom(
+                    "NotAllowedError",
+                    "the document is not allowed to use the \"tools\" feature",
+                ),
             );
         }
         step!(self, EXECUTE_TOOL, "3", Some(caller));
@@ -270,7 +368,13 @@ impl World {
         //    UnknownError for a malformed one; the newer object-arguments test rejects every
         //    primitive with a TypeError, which is what the engine does.
         if !input.is_object() {
-            step!(self, EXECUTE_TOOL, "5", Some(caller), "input is not an object: TypeError");
+            step!(
+                self,
+                EXECUTE_TOOL,
+                "5",
+                Some(caller),
+                "input is not an object: TypeError"
+            );
             return self.promise_rejected_with(
                 this_doc,
                 ErrorValue::type_error("the tool's input must be an object"),
@@ -281,7 +385,13 @@ impl World {
         let input = match input.to_json_string() {
             Ok(s) => s,
             Err(e) => {
-                step!(self, EXECUTE_TOOL, "6", Some(caller), "input has no JSON form: TypeError");
+                step!(
+                    self,
+                    EXECUTE_TOOL,
+                    "6",
+                    Some(caller),
+                    "input has no JSON form: TypeError"
+                );
                 return self.promise_rejected_with(this_doc, ErrorValue::type_error(e.message));
             }
         };
@@ -340,7 +450,13 @@ impl World {
         let e = self.executions[execution].clone();
         // 9.1. A finished execution is not cancelled.
         if e.finished {
-            step!(self, EXECUTE_TOOL, "9.1", Some(e.caller), "already finished");
+            step!(
+                self,
+                EXECUTE_TOOL,
+                "9.1",
+                Some(e.caller),
+                "already finished"
+            );
             return;
         }
         step!(self, EXECUTE_TOOL, "9.1", Some(e.caller));
@@ -354,10 +470,18 @@ impl World {
         //      steps left), tell the tool's document. The tool is not stopped from starting:
         //      WPT executeTool-abort expects a tool whose caller aborted at once to start and
         //      then see its signal aborted.
-        step!(self, EXECUTE_TOOL, "9.3", Some(e.caller), "tell the tool's document");
+        step!(
+            self,
+            EXECUTE_TOOL,
+            "9.3",
+            Some(e.caller),
+            "tell the tool's document"
+        );
         let channel = e.channel.filter(|q| self.parallel_queues.contains_key(*q));
         match channel {
-            Some(q) => self.enqueue_parallel_step(q, ParallelStepKind::ExecuteToolCancel { execution }),
+            Some(q) => {
+                self.enqueue_parallel_step(q, ParallelStepKind::ExecuteToolCancel { execution })
+            }
             None => {
                 self.in_parallel(
                     format!("cancel {:?}", e.tool_name),
@@ -372,7 +496,11 @@ impl World {
     pub(crate) fn execute_tool_cancel_in_parallel(&mut self, execution: ExecutionKey) {
         let e = &self.executions[execution];
         if let (Some(target), false) = (e.target, e.finished) {
-            self.queue_global_task(target, TaskSource::Webmcp, TaskAction::CancelTool { execution });
+            self.queue_global_task(
+                target,
+                TaskSource::Webmcp,
+                TaskAction::CancelTool { execution },
+            );
         }
     }
 
@@ -384,50 +512,128 @@ impl World {
         step!(self, EXECUTE_TOOL, "10.1", Some(e.caller));
         let caller_tree = self.traversable_of(e.caller);
         // 10.2. It must be a fully active document of the caller's tree.
-        let Some(target) = target.filter(|t| self.is_fully_active(*t) && self.traversable_of(*t) == caller_tree) else {
-            step!(self, EXECUTE_TOOL, "10.2", Some(e.caller), "the window is not a document of the caller's page: UnknownError");
-            return self.reply(execution, Err(ErrorValue::dom("UnknownError", "the tool's window is not in this page")));
+        let Some(target) =
+            target.filter(|t| self.is_fully_active(*t) && self.traversable_of(*t) == caller_tree)
+        else {
+            step!(
+                self,
+                EXECUTE_TOOL,
+                "10.2",
+                Some(e.caller),
+                "the window is not a document of the caller's page: UnknownError"
+            );
+            return self.reply(
+                execution,
+                Err(ErrorValue::dom(
+                    "UnknownError",
+                    "the tool's window is not in this page",
+                )),
+            );
         };
         step!(self, EXECUTE_TOOL, "10.2", Some(target));
         // 10.3. The origin given must be that document's.
         if self.documents[target].origin.serialize() != e.requested_origin {
-            step!(self, EXECUTE_TOOL, "10.3", Some(target), "origin does not match: UnknownError");
-            return self.reply(execution, Err(ErrorValue::dom("UnknownError", "the tool's origin does not match its window")));
+            step!(
+                self,
+                EXECUTE_TOOL,
+                "10.3",
+                Some(target),
+                "origin does not match: UnknownError"
+            );
+            return self.reply(
+                execution,
+                Err(ErrorValue::dom(
+                    "UnknownError",
+                    "the tool's origin does not match its window",
+                )),
+            );
         }
         step!(self, EXECUTE_TOOL, "10.3", Some(target));
         // 10.4. The tool must be registered there (WPT: a made-up tool is an UnknownError).
-        let Some(definition) = self.model_context(target).tool_map.get(&e.tool_name).cloned() else {
-            step!(self, EXECUTE_TOOL, "10.4", Some(target), "no tool {:?}: UnknownError", e.tool_name);
-            return self.reply(execution, Err(ErrorValue::dom("UnknownError", format!("no tool named {:?}", e.tool_name))));
+        let Some(definition) = self
+            .model_context(target)
+            .tool_map
+            .get(&e.tool_name)
+            .cloned()
+        else {
+            step!(
+                self,
+                EXECUTE_TOOL,
+                "10.4",
+                Some(target),
+                "no tool {:?}: UnknownError",
+                e.tool_name
+            );
+            return self.reply(
+                execution,
+                Err(ErrorValue::dom(
+                    "UnknownError",
+                    format!("no tool named {:?}", e.tool_name),
+                )),
+            );
         };
         step!(self, EXECUTE_TOOL, "10.4", Some(target));
         // 10.5. And visible to the caller's origin; otherwise it is as if it did not exist.
         let owner_origin = self.documents[target].origin.clone();
         let caller_origin = self.documents[e.caller].origin.clone();
-        if !self.tool_is_visible_to_an_origin(&owner_origin, &definition.exposed_origins, &caller_origin) {
-            step!(self, EXECUTE_TOOL, "10.5", Some(target), "not visible to the caller: UnknownError");
-            return self.reply(execution, Err(ErrorValue::dom("UnknownError", format!("no tool named {:?}", e.tool_name))));
+        if !self.tool_is_visible_to_an_origin(
+            &owner_origin,
+            &definition.exposed_origins,
+            &caller_origin,
+        ) {
+            step!(
+                self,
+                EXECUTE_TOOL,
+                "10.5",
+                Some(target),
+                "not visible to the caller: UnknownError"
+            );
+            return self.reply(
+                execution,
+                Err(ErrorValue::dom(
+                    "UnknownError",
+                    format!("no tool named {:?}", e.tool_name),
+                )),
+            );
         }
         step!(self, EXECUTE_TOOL, "10.5", Some(target));
         // (input-schema=tentative-subset, WPT's .tentative test) Input that fails the tool's
         // schema is a DataError whose message names the path, the keyword and the schema
         // path; the tool does not run.
-        if self.profile.input_schema == crate::profile::InputSchema::TentativeSubset && !definition.input_schema.is_empty() {
+        if self.profile.input_schema == crate::profile::InputSchema::TentativeSubset
+            && !definition.input_schema.is_empty()
+        {
             let schema = serde_json::from_str::<serde_json::Value>(&definition.input_schema);
             let input = serde_json::from_str::<serde_json::Value>(&e.input);
             if let (Ok(schema), Ok(input)) = (schema, input) {
                 if let Err(violation) = super::input_schema::validate(&schema, &input) {
                     let message = violation.to_message();
-                    step!(self, super::CHECK_INPUT_SCHEMA, "2", Some(target), "{message}: DataError");
+                    step!(
+                        self,
+                        super::CHECK_INPUT_SCHEMA,
+                        "2",
+                        Some(target),
+                        "{message}: DataError"
+                    );
                     return self.reply(execution, Err(ErrorValue::dom("DataError", message)));
                 }
-                step!(self, super::CHECK_INPUT_SCHEMA, "2", Some(target), "the input matches the schema");
+                step!(
+                    self,
+                    super::CHECK_INPUT_SCHEMA,
+                    "2",
+                    Some(target),
+                    "the input matches the schema"
+                );
             }
         }
         // 10.6. Queue a webmcp task on the tool's document to run it.
         self.executions[execution].target = Some(target);
         step!(self, EXECUTE_TOOL, "10.6", Some(target));
-        self.queue_global_task(target, TaskSource::Webmcp, TaskAction::RunTool { execution });
+        self.queue_global_task(
+            target,
+            TaskSource::Webmcp,
+            TaskAction::RunTool { execution },
+        );
     }
 
     /// The task that runs a tool in its document.
@@ -439,14 +645,38 @@ impl World {
         // 1. The tool starts even if its caller has aborted already: the cancellation comes in
         //    a later task of this document (WPT executeTool-abort).
         if e.cancelled {
-            step!(self, RUN_A_TOOL, "1", Some(target), "the caller has aborted; the tool starts, and its cancellation follows");
+            step!(
+                self,
+                RUN_A_TOOL,
+                "1",
+                Some(target),
+                "the caller has aborted; the tool starts, and its cancellation follows"
+            );
         } else {
             step!(self, RUN_A_TOOL, "1", Some(target));
         }
         // 2. The tool may have been unregistered since: UnknownError.
-        let Some(definition) = self.model_context(target).tool_map.get(&e.tool_name).cloned() else {
-            step!(self, RUN_A_TOOL, "2", Some(target), "{:?} is no longer registered: UnknownError", e.tool_name);
-            return self.reply(execution, Err(ErrorValue::dom("UnknownError", format!("no tool named {:?}", e.tool_name))));
+        let Some(definition) = self
+            .model_context(target)
+            .tool_map
+            .get(&e.tool_name)
+            .cloned()
+        else {
+            step!(
+                self,
+                RUN_A_TOOL,
+                "2",
+                Some(target),
+                "{:?} is no longer registered: UnknownError",
+                e.tool_name
+            );
+            return self.reply(
+                execution,
+                Err(ErrorValue::dom(
+                    "UnknownError",
+                    format!("no tool named {:?}", e.tool_name),
+                )),
+            );
         };
         step!(self, RUN_A_TOOL, "2", Some(target));
         // 3. Parse the input in the tool's realm.
@@ -508,7 +738,12 @@ impl World {
     }
 
     /// Run a tool step 7.1 / 7.2.
-    pub(crate) fn execute_tool_result(&mut self, execution: ExecutionKey, fulfilled: bool, value: Value) {
+    pub(crate) fn execute_tool_result(
+        &mut self,
+        execution: ExecutionKey,
+        fulfilled: bool,
+        value: Value,
+    ) {
         let target = self.executions[execution].target_realm();
         if fulfilled {
             // 7.1. A string result is given as it is; anything else as its JSON (WPT:
@@ -517,17 +752,32 @@ impl World {
             let text = match &value {
                 Value::String(s) => Ok(s.clone()),
                 Value::Undefined => Ok(String::new()),
-                other => other
-                    .to_json_string()
-                    .map_err(|e| ErrorValue::dom("UnknownError", format!("the tool's result has no JSON form: {}", e.message))),
+                other => other.to_json_string().map_err(|e| {
+                    ErrorValue::dom(
+                        "UnknownError",
+                        format!("the tool's result has no JSON form: {}", e.message),
+                    )
+                }),
             };
             step!(self, RUN_A_TOOL, "7.1", Some(target), "{text:?}");
             self.reply(execution, text);
         } else {
             // 7.2. A rejection is reported as an UnknownError naming what was thrown.
             let what = self.display_value(&value);
-            step!(self, RUN_A_TOOL, "7.2", Some(target), "rejected with {what}");
-            self.reply(execution, Err(ErrorValue::dom("UnknownError", format!("the tool failed: {what}"))));
+            step!(
+                self,
+                RUN_A_TOOL,
+                "7.2",
+                Some(target),
+                "rejected with {what}"
+            );
+            self.reply(
+                execution,
+                Err(ErrorValue::dom(
+                    "UnknownError",
+                    format!("the tool failed: {what}"),
+                )),
+            );
         }
     }
 
@@ -592,7 +842,10 @@ impl World {
         for execution in running {
             self.reply(
                 execution,
-                Err(ErrorValue::dom("UnknownError", "the tool's document was destroyed")),
+                Err(ErrorValue::dom(
+                    "UnknownError",
+                    "the tool's document was destroyed",
+                )),
             );
         }
     }
@@ -615,8 +868,14 @@ fn registered_tool(t: &super::ToolDefinition, owner: DocumentKey, owner_origin: 
             "annotations".into(),
             Value::Object(vec![
                 ("readOnlyHint".into(), Value::Bool(a.read_only_hint)),
-                ("untrustedContentHint".into(), Value::Bool(a.untrusted_content_hint)),
-                ("consequentialHint".into(), Value::Bool(a.consequential_hint)),
+                (
+                    "untrustedContentHint".into(),
+                    Value::Bool(a.untrusted_content_hint),
+                ),
+                (
+                    "consequentialHint".into(),
+                    Value::Bool(a.consequential_hint),
+                ),
                 ("debugging".into(), Value::Bool(a.debugging)),
             ]),
         ));

@@ -182,15 +182,16 @@ impl std::hash::Hash for ModelContext {
 
 impl World {
     pub(crate) fn create_model_context(&mut self, document: DocumentKey) -> ModelContextKey {
-        self.model_contexts.insert(crate::platform::shared::Shared::new(ModelContext {
-            document,
-            tool_map: IndexMap::new(),
-            pending_tool_readiness_promises: PendingSet::default(),
-            listeners: Vec::new(),
-            last_notified_ready: true,
-            readiness_check_queued: false,
-            registry_change: None,
-        }))
+        self.model_contexts
+            .insert(crate::platform::shared::Shared::new(ModelContext {
+                document,
+                tool_map: IndexMap::new(),
+                pending_tool_readiness_promises: PendingSet::default(),
+                listeners: Vec::new(),
+                last_notified_ready: true,
+                readiness_check_queued: false,
+                registry_change: None,
+            }))
     }
 
     pub fn model_context(&self, doc: DocumentKey) -> &ModelContext {
@@ -215,64 +216,211 @@ macro_rules! algorithm {
     };
 }
 
-algorithm!(REGISTER_TOOL, 0, WebMcp, "dom-modelcontext-registertool", "registerTool()", [
-    "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17",
-    "18", "18.1", "18.2", "18.2.1", "18.2.2", "19", "20", "20.1", "20.1.1", "20.1.2", "20.1.3",
-    "21", "22", "23", "23.1", "23.2", "24"
-]);
-algorithm!(UNREGISTER_A_TOOL, 1, WebMcp, "model-context-unregister-a-tool", "unregister a tool", [
-    "1", "2", "3", "4", "5", "6", "6.1"
-]);
-algorithm!(NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, 2, WebMcp, "notify-documents-of-a-tool-change",
-    "notify documents of a tool change", ["1", "2", "3", "3.1", "3.2", "3.3"]);
-algorithm!(TOOL_IS_VISIBLE_TO_AN_ORIGIN, 3, WebMcp, "tool-is-visible-to-an-origin",
-    "tool is visible to an origin", ["1", "2", "2.1", "3"]);
-algorithm!(WAIT_FOR_TOOLS_UNTIL, 4, WebMcp, "dom-modelcontext-waitfortoolsuntil", "waitForToolsUntil()", [
-    "1", "2", "3", "4", "5", "5.1", "5.2", "6", "6.1", "6.2"
-]);
-algorithm!(UPDATE_THE_TOOLS_READY_STATE, 5, WebMcp, "update-the-tools-ready-state",
-    "update the tools-ready state", ["1", "2", "3", "4", "4.1", "4.2", "4.3"]);
-algorithm!(WAIT_FOR_TOOLS_TO_BE_READY, 6, WebMcp, "wait-for-tools-to-be-ready",
-    "wait for tools to be ready", ["1", "2", "2.1", "2.2", "3", "4", "5", "6"]);
-algorithm!(PERFORM_AN_OBSERVATION, 7, WebMcp, "perform-an-observation", "perform an observation", [
-    "1", "2", "3", "4", "5", "6", "7", "7.1", "7.2", "7.3", "8", "9"
-]);
-algorithm!(TOOLS_READY_GETTER, 8, WebMcp, "dom-modelcontext-toolsready", "toolsReady getter", ["1"]);
-algorithm!(TOOLCHANGE_EVENT, 9, WebMcp, "dom-modelcontext-ontoolchange",
-    "fire toolchange (the task notify queues)", ["1"]);
-algorithm!(GET_TOOLS, 10, WebMcpEngineDefined, "dom-modelcontext-gettools", "getTools()", [
-    "1", "2", "3", "4", "5", "6", "7", "7.1", "7.2", "7.3", "8"
-]);
-algorithm!(EXECUTE_TOOL, 11, WebMcpEngineDefined, "dom-modelcontext-executetool", "executeTool()", [
-    "1", "2", "3", "4", "5", "6", "7", "8", "9", "9.1", "9.2", "9.3", "10", "10.1", "10.2",
-    "10.3", "10.4", "10.5", "10.6", "11"
-]);
-algorithm!(RUN_A_TOOL, 12, WebMcpEngineDefined, "run-a-tool", "run a tool (executeTool's task)", [
-    "1", "2", "3", "4", "5", "6", "7", "7.1", "7.2"
-]);
-algorithm!(CANCEL_A_TOOL, 13, WebMcpEngineDefined, "cancel-a-tool", "cancel a tool (executeTool's abort)", [
-    "1", "2", "3"
-]);
-algorithm!(SETTLE_ON_REALM_DESTRUCTION, 14, WebMcpEngineDefined, "settle-on-realm-destruction",
-    "count a destroyed realm's promise as settled (destroyed-realm-promise=settled-on-destroy)", ["1", "2"]);
-algorithm!(REGISTRY_NOTIFICATION, 15, WebMcpEngineDefined, "coalesced-registry-notification",
-    "notify a task's registry changes (registry-toolchange=per-task)", ["1", "2", "3"]);
-algorithm!(HOST_ENQUEUE_PROMISE_JOB, 16, Html, "hostenqueuepromisejob", "HostEnqueuePromiseJob", ["2.1"]);
-algorithm!(PROMISE_RESOLVE_THENABLE_JOB, 17, Ecma262, "sec-newpromiseresolvethenablejob",
-    "PromiseResolveThenableJob", ["1"]);
-algorithm!(SIGNAL_ABORT, 18, Dom, "abortsignal-signal-abort", "signal abort", ["1", "2", "5", "6"]);
-algorithm!(CALL_A_USER_OBJECTS_OPERATION, 19, WebIdl, "call-a-user-objects-operation",
-    "call a user object's operation", ["1"]);
-algorithm!(CLEAN_UP_AFTER_RUNNING_SCRIPT, 20, Html, "clean-up-after-running-script",
-    "clean up after running script", ["3"]);
-algorithm!(CONVERT_DICTIONARY, 21, WebIdl, "es-dictionary", "convert to an IDL dictionary", [
-    "ModelContextTool", "ModelContextRegisterToolOptions", "ModelContextGetToolOptions",
-    "RegisteredTool", "ModelContextExecuteToolOptions"
-]);
-algorithm!(DOCUMENT_LIFECYCLE, 22, WebMcpEngineDefined, "tools-ready-lifecycle",
-    "a document reaches DOMContentLoaded or load (tools-ready-lifecycle)", ["1"]);
-algorithm!(CHECK_INPUT_SCHEMA, 23, WebMcpEngineDefined, "input-schema-checks",
-    "check a tool's input schema and input (input-schema=tentative-subset)", ["1", "2"]);
+algorithm!(
+    REGISTER_TOOL,
+    0,
+    WebMcp,
+    "dom-modelcontext-registertool",
+    "registerTool()",
+    [
+        "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16",
+        "17", "18", "18.1", "18.2", "18.2.1", "18.2.2", "19", "20", "20.1", "20.1.1", "20.1.2",
+        "20.1.3", "21", "22", "23", "23.1", "23.2", "24"
+    ]
+);
+algorithm!(
+    UNREGISTER_A_TOOL,
+    1,
+    WebMcp,
+    "model-context-unregister-a-tool",
+    "unregister a tool",
+    ["1", "2", "3", "4", "5", "6", "6.1"]
+);
+algorithm!(
+    NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
+    2,
+    WebMcp,
+    "notify-documents-of-a-tool-change",
+    "notify documents of a tool change",
+    ["1", "2", "3", "3.1", "3.2", "3.3"]
+);
+algorithm!(
+    TOOL_IS_VISIBLE_TO_AN_ORIGIN,
+    3,
+    WebMcp,
+    "tool-is-visible-to-an-origin",
+    "tool is visible to an origin",
+    ["1", "2", "2.1", "3"]
+);
+algorithm!(
+    WAIT_FOR_TOOLS_UNTIL,
+    4,
+    WebMcp,
+    "dom-modelcontext-waitfortoolsuntil",
+    "waitForToolsUntil()",
+    ["1", "2", "3", "4", "5", "5.1", "5.2", "6", "6.1", "6.2"]
+);
+algorithm!(
+    UPDATE_THE_TOOLS_READY_STATE,
+    5,
+    WebMcp,
+    "update-the-tools-ready-state",
+    "update the tools-ready state",
+    ["1", "2", "3", "4", "4.1", "4.2", "4.3"]
+);
+algorithm!(
+    WAIT_FOR_TOOLS_TO_BE_READY,
+    6,
+    WebMcp,
+    "wait-for-tools-to-be-ready",
+    "wait for tools to be ready",
+    ["1", "2", "2.1", "2.2", "3", "4", "5", "6"]
+);
+algorithm!(
+    PERFORM_AN_OBSERVATION,
+    7,
+    WebMcp,
+    "perform-an-observation",
+    "perform an observation",
+    ["1", "2", "3", "4", "5", "6", "7", "7.1", "7.2", "7.3", "8", "9"]
+);
+algorithm!(
+    TOOLS_READY_GETTER,
+    8,
+    WebMcp,
+    "dom-modelcontext-toolsready",
+    "toolsReady getter",
+    ["1"]
+);
+algorithm!(
+    TOOLCHANGE_EVENT,
+    9,
+    WebMcp,
+    "dom-modelcontext-ontoolchange",
+    "fire toolchange (the task notify queues)",
+    ["1"]
+);
+algorithm!(
+    GET_TOOLS,
+    10,
+    WebMcpEngineDefined,
+    "dom-modelcontext-gettools",
+    "getTools()",
+    ["1", "2", "3", "4", "5", "6", "7", "7.1", "7.2", "7.3", "8"]
+);
+algorithm!(
+    EXECUTE_TOOL,
+    11,
+    WebMcpEngineDefined,
+    "dom-modelcontext-executetool",
+    "executeTool()",
+    [
+        "1", "2", "3", "4", "5", "6", "7", "8", "9", "9.1", "9.2", "9.3", "10", "10.1", "10.2",
+        "10.3", "10.4", "10.5", "10.6", "11"
+    ]
+);
+algorithm!(
+    RUN_A_TOOL,
+    12,
+    WebMcpEngineDefined,
+    "run-a-tool",
+    "run a tool (executeTool's task)",
+    ["1", "2", "3", "4", "5", "6", "7", "7.1", "7.2"]
+);
+algorithm!(
+    CANCEL_A_TOOL,
+    13,
+    WebMcpEngineDefined,
+    "cancel-a-tool",
+    "cancel a tool (executeTool's abort)",
+    ["1", "2", "3"]
+);
+algorithm!(
+    SETTLE_ON_REALM_DESTRUCTION,
+    14,
+    WebMcpEngineDefined,
+    "settle-on-realm-destruction",
+    "count a destroyed realm's promise as settled (destroyed-realm-promise=settled-on-destroy)",
+    ["1", "2"]
+);
+algorithm!(
+    REGISTRY_NOTIFICATION,
+    15,
+    WebMcpEngineDefined,
+    "coalesced-registry-notification",
+    "notify a task's registry changes (registry-toolchange=per-task)",
+    ["1", "2", "3"]
+);
+algorithm!(
+    HOST_ENQUEUE_PROMISE_JOB,
+    16,
+    Html,
+    "hostenqueuepromisejob",
+    "HostEnqueuePromiseJob",
+    ["2.1"]
+);
+algorithm!(
+    PROMISE_RESOLVE_THENABLE_JOB,
+    17,
+    Ecma262,
+    "sec-newpromiseresolvethenablejob",
+    "PromiseResolveThenableJob",
+    ["1"]
+);
+algorithm!(
+    SIGNAL_ABORT,
+    18,
+    Dom,
+    "abortsignal-signal-abort",
+    "signal abort",
+    ["1", "2", "5", "6"]
+);
+algorithm!(
+    CALL_A_USER_OBJECTS_OPERATION,
+    19,
+    WebIdl,
+    "call-a-user-objects-operation",
+    "call a user object's operation",
+    ["1"]
+);
+algorithm!(
+    CLEAN_UP_AFTER_RUNNING_SCRIPT,
+    20,
+    Html,
+    "clean-up-after-running-script",
+    "clean up after running script",
+    ["3"]
+);
+algorithm!(
+    CONVERT_DICTIONARY,
+    21,
+    WebIdl,
+    "es-dictionary",
+    "convert to an IDL dictionary",
+    [
+        "ModelContextTool",
+        "ModelContextRegisterToolOptions",
+        "ModelContextGetToolOptions",
+        "RegisteredTool",
+        "ModelContextExecuteToolOptions"
+    ]
+);
+algorithm!(
+    DOCUMENT_LIFECYCLE,
+    22,
+    WebMcpEngineDefined,
+    "tools-ready-lifecycle",
+    "a document reaches DOMContentLoaded or load (tools-ready-lifecycle)",
+    ["1"]
+);
+algorithm!(
+    CHECK_INPUT_SCHEMA,
+    23,
+    WebMcpEngineDefined,
+    "input-schema-checks",
+    "check a tool's input schema and input (input-schema=tentative-subset)",
+    ["1", "2"]
+);
 
 /// Every algorithm, indexed by id.
 pub const ALGORITHMS: &[&Algorithm] = &[

@@ -70,7 +70,10 @@ impl World {
         });
         self.harness_note(format!("the browser agent asks for observation {label}"));
         let queue = self.ai_agent_queue;
-        self.enqueue_parallel_step(queue, ParallelStepKind::PerformAnObservation { observation });
+        self.enqueue_parallel_step(
+            queue,
+            ParallelStepKind::PerformAnObservation { observation },
+        );
         observation
     }
 
@@ -85,43 +88,77 @@ impl World {
 
     /// <https://webmachinelearning.github.io/webmcp/#perform-an-observation>, steps 1-3, on the
     /// parallel queue `queue`; the rest runs when the wait of step 3 ends.
-    pub(crate) fn perform_an_observation(&mut self, queue: ParallelQueueKey, observation: ObservationKey) {
+    pub(crate) fn perform_an_observation(
+        &mut self,
+        queue: ParallelQueueKey,
+        observation: ObservationKey,
+    ) {
         let traversable = self.observations[observation].traversable;
         self.observations[observation].started_at = Some(self.now);
         let active = self.navigables[traversable].active_document;
         // 1. Assert: running in the browser agent's AI agent queue.
-        let on_queue = self.running == Running::Parallel(self.ai_agent_queue) && queue == self.ai_agent_queue;
-        self.assert_step(&PERFORM_AN_OBSERVATION, "1", active, on_queue, on_queue,
-            "running in the browser agent's AI agent queue");
+        let on_queue =
+            self.running == Running::Parallel(self.ai_agent_queue) && queue == self.ai_agent_queue;
+        self.assert_step(
+            &PERFORM_AN_OBSERVATION,
+            "1",
+            active,
+            on_queue,
+            on_queue,
+            "running in the browser agent's AI agent queue",
+        );
         step!(self, PERFORM_AN_OBSERVATION, "1", active);
         // 2. Assert: traversable's active document is fully active. The text says "is not
         //    fully active", which would fail for every page that can be observed; the
         //    assertions switch checks it as written.
         let fully_active = active.is_some_and(|d| self.is_fully_active(d));
-        self.assert_step(&PERFORM_AN_OBSERVATION, "2", active, fully_active, !fully_active,
+        self.assert_step(
+            &PERFORM_AN_OBSERVATION,
+            "2",
+            active,
+            fully_active,
+            !fully_active,
             match self.profile.assertions {
-                crate::profile::Assertions::AsIntended => "the traversable's active document is fully active",
-                crate::profile::Assertions::AsWritten => "the traversable's active document is not fully active (as written)",
-            });
+                crate::profile::Assertions::AsIntended => {
+                    "the traversable's active document is fully active"
+                }
+                crate::profile::Assertions::AsWritten => {
+                    "the traversable's active document is not fully active (as written)"
+                }
+            },
+        );
         step!(self, PERFORM_AN_OBSERVATION, "2", active);
         // 3. Let result be the result of waiting for tools to be ready given traversable.
         step!(self, PERFORM_AN_OBSERVATION, "3", active);
-        if let Some(outcome) =
-            self.wait_for_tools_to_be_ready(traversable, queue, WaitCaller::Observation(observation))
-        {
+        if let Some(outcome) = self.wait_for_tools_to_be_ready(
+            traversable,
+            queue,
+            WaitCaller::Observation(observation),
+        ) {
             self.observation_after_wait(observation, outcome);
         }
     }
 
     /// Steps 4-9, once the wait has ended.
-    pub(crate) fn observation_after_wait(&mut self, observation: ObservationKey, outcome: WaitOutcome) {
+    pub(crate) fn observation_after_wait(
+        &mut self,
+        observation: ObservationKey,
+        outcome: WaitOutcome,
+    ) {
         let o = &self.observations[observation];
         let traversable = o.traversable;
         let waited_ms = self.now - o.started_at.unwrap_or(self.now);
         let active = self.navigables[traversable].active_document;
         // 4. "navigated" (navigation or destruction): return early, with no observation.
         if outcome.spec_value() == "navigated" {
-            step!(self, PERFORM_AN_OBSERVATION, "4", active, "wait ended {}: no observation", outcome.name());
+            step!(
+                self,
+                PERFORM_AN_OBSERVATION,
+                "4",
+                active,
+                "wait ended {}: no observation",
+                outcome.name()
+            );
             self.observations[observation].result = Some(ObservationResult {
                 outcome,
                 waited_ms,
@@ -129,7 +166,14 @@ impl World {
             });
             return;
         }
-        step!(self, PERFORM_AN_OBSERVATION, "4", active, "wait ended {}", outcome.name());
+        step!(
+            self,
+            PERFORM_AN_OBSERVATION,
+            "4",
+            active,
+            "wait ended {}",
+            outcome.name()
+        );
         // 5. Let observation be a new observation.
         step!(self, PERFORM_AN_OBSERVATION, "5", active);
         let mut tool_map = Vec::new();
@@ -137,7 +181,14 @@ impl World {
         let flat_descendants = active
             .map(|d| self.inclusive_descendant_navigables(d))
             .unwrap_or_default();
-        step!(self, PERFORM_AN_OBSERVATION, "6", active, "{} navigable(s)", flat_descendants.len());
+        step!(
+            self,
+            PERFORM_AN_OBSERVATION,
+            "6",
+            active,
+            "{} navigable(s)",
+            flat_descendants.len()
+        );
         // 7. For each of them:
         for descendant in flat_descendants {
             step!(self, PERFORM_AN_OBSERVATION, "7", active);
@@ -148,7 +199,13 @@ impl World {
             step!(self, PERFORM_AN_OBSERVATION, "7.1", Some(document));
             // 7.2. The document's unique ID.
             let unique_id = self.documents[document].unique_id;
-            step!(self, PERFORM_AN_OBSERVATION, "7.2", Some(document), "unique ID {unique_id}");
+            step!(
+                self,
+                PERFORM_AN_OBSERVATION,
+                "7.2",
+                Some(document),
+                "unique ID {unique_id}"
+            );
             // 7.3. The tool map's values.
             let origin = self.documents[document].origin.serialize();
             let tools: Vec<ObservedTool> = self
@@ -165,7 +222,14 @@ impl World {
                     origin: origin.clone(),
                 })
                 .collect();
-            step!(self, PERFORM_AN_OBSERVATION, "7.3", Some(document), "{} tool(s)", tools.len());
+            step!(
+                self,
+                PERFORM_AN_OBSERVATION,
+                "7.3",
+                Some(document),
+                "{} tool(s)",
+                tools.len()
+            );
             tool_map.push(ObservedDocument {
                 document: self.label(document),
                 unique_id,

@@ -8,8 +8,8 @@
 use serde::Serialize;
 
 use super::{
-    PendingPromise, SETTLE_ON_REALM_DESTRUCTION, TOOLS_READY_GETTER,
-    UPDATE_THE_TOOLS_READY_STATE, WAIT_FOR_TOOLS_TO_BE_READY, WAIT_FOR_TOOLS_UNTIL,
+    PendingPromise, SETTLE_ON_REALM_DESTRUCTION, TOOLS_READY_GETTER, UPDATE_THE_TOOLS_READY_STATE,
+    WAIT_FOR_TOOLS_TO_BE_READY, WAIT_FOR_TOOLS_UNTIL,
 };
 use crate::platform::event_loop::{ParallelStepKind, TaskAction, TaskSource, TimerKind};
 use crate::platform::keys::{
@@ -85,7 +85,10 @@ pub enum WaitCaller {
 pub enum WaitState {
     Waiting,
     /// The wait has ended; its caller's queue may go on.
-    Woken { outcome: WaitOutcome, seq: u64 },
+    Woken {
+        outcome: WaitOutcome,
+        seq: u64,
+    },
 }
 
 /// The sequence number is left out, as for tasks (see `World::hash_state`).
@@ -132,26 +135,40 @@ impl World {
         let promise = self.promise_resolve(this_doc, value.clone());
         // 1. Let document be this's relevant global object's associated Document.
         let document = this_doc;
-        step!(self, WAIT_FOR_TOOLS_UNTIL, "1", Some(document), |w| format!(
-            "argument {} converted to {}",
-            w.describe_value(&value),
-            w.promise_label(promise)
-        ));
+        step!(
+            self,
+            WAIT_FOR_TOOLS_UNTIL,
+            "1",
+            Some(document),
+            |w| format!(
+                "argument {} converted to {}",
+                w.describe_value(&value),
+                w.promise_label(promise)
+            )
+        );
         // 2. A promise that has already settled changes nothing (switch
         //    settled-promise-check: the first revision added it anyway).
         let settled = self.promises[promise].state != PromiseState::Pending;
         if settled {
             match self.profile.settled_promise_check {
                 SettledPromiseCheck::IgnoreSettled => {
-                    step!(self, WAIT_FOR_TOOLS_UNTIL, "2", Some(document), |w| format!(
-                        "{} has already settled: return",
-                        w.promise_label(promise)
-                    ));
+                    step!(
+                        self,
+                        WAIT_FOR_TOOLS_UNTIL,
+                        "2",
+                        Some(document),
+                        |w| format!("{} has already settled: return", w.promise_label(promise))
+                    );
                     return;
                 }
                 SettledPromiseCheck::AlwaysAdd => {
-                    step!(self, WAIT_FOR_TOOLS_UNTIL, "2", Some(document),
-                        "already settled, added anyway (settled-promise-check=always-add)");
+                    step!(
+                        self,
+                        WAIT_FOR_TOOLS_UNTIL,
+                        "2",
+                        Some(document),
+                        "already settled, added anyway (settled-promise-check=always-add)"
+                    );
                 }
             }
         } else {
@@ -160,11 +177,22 @@ impl World {
         // 3. Append promise to this's pending tool readiness promises (an ordered set).
         self.model_contexts[context]
             .pending_tool_readiness_promises
-            .insert(PendingPromise { promise, from_realm });
-        step!(self, WAIT_FOR_TOOLS_UNTIL, "3", Some(document), |w| format!(
-            "{} pending",
-            w.model_contexts[context].pending_tool_readiness_promises.len()
-        ));
+            .insert(PendingPromise {
+                promise,
+                from_realm,
+            });
+        step!(
+            self,
+            WAIT_FOR_TOOLS_UNTIL,
+            "3",
+            Some(document),
+            |w| format!(
+                "{} pending",
+                w.model_contexts[context]
+                    .pending_tool_readiness_promises
+                    .len()
+            )
+        );
         // 4. Update the tools-ready state given document.
         step!(self, WAIT_FOR_TOOLS_UNTIL, "4", Some(document));
         self.update_the_tools_ready_state(document);
@@ -196,9 +224,21 @@ impl World {
     ) {
         let document = self.model_contexts[context].document;
         if fulfilled {
-            step!(self, WAIT_FOR_TOOLS_UNTIL, "6.1", Some(document), |w| format!("{} fulfilled", w.promise_label(promise)));
+            step!(
+                self,
+                WAIT_FOR_TOOLS_UNTIL,
+                "6.1",
+                Some(document),
+                |w| format!("{} fulfilled", w.promise_label(promise))
+            );
         } else {
-            step!(self, WAIT_FOR_TOOLS_UNTIL, "6.2", Some(document), |w| format!("{} rejected", w.promise_label(promise)));
+            step!(
+                self,
+                WAIT_FOR_TOOLS_UNTIL,
+                "6.2",
+                Some(document),
+                |w| format!("{} rejected", w.promise_label(promise))
+            );
         }
         self.settle_steps(context, promise);
     }
@@ -210,11 +250,19 @@ impl World {
         self.model_contexts[context]
             .pending_tool_readiness_promises
             .remove(promise);
-        step!(self, WAIT_FOR_TOOLS_UNTIL, "5.1", Some(document), |w| format!(
-            "{} removed; {} pending",
-            w.promise_label(promise),
-            w.model_contexts[context].pending_tool_readiness_promises.len()
-        ));
+        step!(
+            self,
+            WAIT_FOR_TOOLS_UNTIL,
+            "5.1",
+            Some(document),
+            |w| format!(
+                "{} removed; {} pending",
+                w.promise_label(promise),
+                w.model_contexts[context]
+                    .pending_tool_readiness_promises
+                    .len()
+            )
+        );
         // 5.2. Update the tools-ready state, whether or not the document is fully active
         //      (switch settle-updates-tools-ready: the first revision only did it while fully
         //      active).
@@ -248,7 +296,13 @@ impl World {
             .is_empty()
             && self.lifecycle_allows_ready(document);
         self.set_tools_ready(document, ready);
-        step!(self, UPDATE_THE_TOOLS_READY_STATE, "2", Some(document), "tools-ready {old} -> {ready}");
+        step!(
+            self,
+            UPDATE_THE_TOOLS_READY_STATE,
+            "2",
+            Some(document),
+            "tools-ready {old} -> {ready}"
+        );
         if old == ready {
             return;
         }
@@ -258,7 +312,13 @@ impl World {
             //    active document is notified in parallel, as if exposed to every origin.
             ReadinessToolchange::ReadyEvents => {
                 if self.is_fully_active(document) {
-                    step!(self, UPDATE_THE_TOOLS_READY_STATE, "3", Some(document), "notify ToolChangeEvent ready={ready}");
+                    step!(
+                        self,
+                        UPDATE_THE_TOOLS_READY_STATE,
+                        "3",
+                        Some(document),
+                        "notify ToolChangeEvent ready={ready}"
+                    );
                     self.in_parallel(
                         format!("readiness of {}", self.label(document)),
                         vec![ParallelStepKind::NotifyDocumentsOfAToolChange {
@@ -268,7 +328,13 @@ impl World {
                         }],
                     );
                 } else {
-                    step!(self, UPDATE_THE_TOOLS_READY_STATE, "3", Some(document), "not fully active: not notified");
+                    step!(
+                        self,
+                        UPDATE_THE_TOOLS_READY_STATE,
+                        "3",
+                        Some(document),
+                        "not fully active: not notified"
+                    );
                 }
             }
             // 4. (readiness-toolchange=coalesced, the reviewer's proposal) Queue one task that
@@ -276,10 +342,26 @@ impl World {
             ReadinessToolchange::Coalesced => {
                 if !self.model_contexts[context].readiness_check_queued {
                     self.model_contexts[context].readiness_check_queued = true;
-                    step!(self, UPDATE_THE_TOOLS_READY_STATE, "4", Some(document), "queue the comparison task");
-                    self.queue_global_task(document, TaskSource::Webmcp, TaskAction::CoalescedReadinessCheck);
+                    step!(
+                        self,
+                        UPDATE_THE_TOOLS_READY_STATE,
+                        "4",
+                        Some(document),
+                        "queue the comparison task"
+                    );
+                    self.queue_global_task(
+                        document,
+                        TaskSource::Webmcp,
+                        TaskAction::CoalescedReadinessCheck,
+                    );
                 } else {
-                    step!(self, UPDATE_THE_TOOLS_READY_STATE, "4", Some(document), "comparison task already queued");
+                    step!(
+                        self,
+                        UPDATE_THE_TOOLS_READY_STATE,
+                        "4",
+                        Some(document),
+                        "comparison task already queued"
+                    );
                 }
             }
         }
@@ -292,7 +374,13 @@ impl World {
         let ready = self.documents[document].tools_ready;
         // 4.1. Nothing to tell when the state is the one last notified.
         if ready == self.model_contexts[context].last_notified_ready {
-            step!(self, UPDATE_THE_TOOLS_READY_STATE, "4.1", Some(document), "tools-ready {ready} was already notified: nothing fires");
+            step!(
+                self,
+                UPDATE_THE_TOOLS_READY_STATE,
+                "4.1",
+                Some(document),
+                "tools-ready {ready} was already notified: nothing fires"
+            );
             return;
         }
         step!(self, UPDATE_THE_TOOLS_READY_STATE, "4.1", Some(document));
@@ -300,7 +388,13 @@ impl World {
         self.model_contexts[context].last_notified_ready = ready;
         step!(self, UPDATE_THE_TOOLS_READY_STATE, "4.2", Some(document));
         // 4.3. Notify, in parallel, as if exposed to every origin.
-        step!(self, UPDATE_THE_TOOLS_READY_STATE, "4.3", Some(document), "notify ToolChangeEvent ready={ready}");
+        step!(
+            self,
+            UPDATE_THE_TOOLS_READY_STATE,
+            "4.3",
+            Some(document),
+            "notify ToolChangeEvent ready={ready}"
+        );
         self.in_parallel(
             format!("readiness of {}", self.label(document)),
             vec![ParallelStepKind::NotifyDocumentsOfAToolChange {
@@ -345,7 +439,9 @@ impl World {
 
     /// How many promises are in a document's pending tool readiness promises.
     pub fn pending_tool_readiness_promises(&self, doc: DocumentKey) -> usize {
-        self.model_context(doc).pending_tool_readiness_promises.len()
+        self.model_context(doc)
+            .pending_tool_readiness_promises
+            .len()
     }
 
     /// Step 2's areAllReady, as the spec writes it: every document of activeDocument's
@@ -413,20 +509,43 @@ impl World {
                 continue;
             };
             if !self.documents[d].tools_ready {
-                step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "2.1", Some(d), "tools-ready is false");
+                step!(
+                    self,
+                    WAIT_FOR_TOOLS_TO_BE_READY,
+                    "2.1",
+                    Some(d),
+                    "tools-ready is false"
+                );
                 all_ready = false;
                 break;
             }
         }
         if all_ready {
-            step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "2.2", Some(active_document));
+            step!(
+                self,
+                WAIT_FOR_TOOLS_TO_BE_READY,
+                "2.2",
+                Some(active_document)
+            );
         }
         // 3. Ready now: return "ready".
         if all_ready {
-            step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "3", Some(active_document), "ready");
+            step!(
+                self,
+                WAIT_FOR_TOOLS_TO_BE_READY,
+                "3",
+                Some(active_document),
+                "ready"
+            );
             return Some(WaitOutcome::Ready);
         }
-        step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "3", Some(active_document), "not ready");
+        step!(
+            self,
+            WAIT_FOR_TOOLS_TO_BE_READY,
+            "3",
+            Some(active_document),
+            "not ready"
+        );
         // 4. Wait until ready, the implementation-defined timeout elapses, the traversable's
         //    active document changes, or the traversable is destroyed.
         let timeout = self.profile.tools_ready_timeout_ms;
@@ -440,7 +559,13 @@ impl World {
             queue,
         });
         self.waiters[waiter].deadline = self.add_timer(timeout, TimerKind::WaitDeadline { waiter });
-        step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "4", Some(active_document), "waiting, timeout {timeout} ms");
+        step!(
+            self,
+            WAIT_FOR_TOOLS_TO_BE_READY,
+            "4",
+            Some(active_document),
+            "waiting, timeout {timeout} ms"
+        );
         let q = &mut self.parallel_queues[queue];
         q.waiting_on = Some(waiter);
         let seq = {
@@ -513,21 +638,38 @@ impl World {
         match outcome {
             WaitOutcome::Navigated | WaitOutcome::Destroyed => {
                 // 5. The traversable was navigated or destroyed: return "navigated".
-                step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "5", Some(w.captured),
-                    "{} after {waited} ms: return \"navigated\"", outcome.name());
+                step!(
+                    self,
+                    WAIT_FOR_TOOLS_TO_BE_READY,
+                    "5",
+                    Some(w.captured),
+                    "{} after {waited} ms: return \"navigated\"",
+                    outcome.name()
+                );
             }
             WaitOutcome::Ready | WaitOutcome::TimedOut => {
                 step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "5", Some(w.captured));
                 // 6. Return "ready" (after readiness or the timeout).
-                step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "6", Some(w.captured),
-                    "{} after {waited} ms: return \"ready\"", outcome.name());
+                step!(
+                    self,
+                    WAIT_FOR_TOOLS_TO_BE_READY,
+                    "6",
+                    Some(w.captured),
+                    "{} after {waited} ms: return \"ready\"",
+                    outcome.name()
+                );
             }
         }
         outcome
     }
 
     /// The caller of a wait goes on.
-    pub(crate) fn continue_after_wait(&mut self, _queue: ParallelQueueKey, caller: WaitCaller, outcome: WaitOutcome) {
+    pub(crate) fn continue_after_wait(
+        &mut self,
+        _queue: ParallelQueueKey,
+        caller: WaitCaller,
+        outcome: WaitOutcome,
+    ) {
         match caller {
             WaitCaller::Observation(o) => self.observation_after_wait(o, outcome),
             WaitCaller::GetTools {
@@ -565,14 +707,24 @@ impl World {
             return;
         }
         // 1. Every pending promise that came from the destroyed realm...
-        step!(self, SETTLE_ON_REALM_DESTRUCTION, "1", Some(doc), "{} promise(s) came from it", affected.len());
+        step!(
+            self,
+            SETTLE_ON_REALM_DESTRUCTION,
+            "1",
+            Some(doc),
+            "{} promise(s) came from it",
+            affected.len()
+        );
         for (context, promise) in affected {
             // 2. ...is counted as settled: settleSteps run for it.
             let owner = self.model_contexts[context].document;
-            step!(self, SETTLE_ON_REALM_DESTRUCTION, "2", Some(owner), |w| format!(
-                "{} counted as settled",
-                w.promise_label(promise)
-            ));
+            step!(
+                self,
+                SETTLE_ON_REALM_DESTRUCTION,
+                "2",
+                Some(owner),
+                |w| format!("{} counted as settled", w.promise_label(promise))
+            );
             self.settle_steps(context, promise);
         }
     }

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use url::Url;
 
 use super::{
-    Exposure, ToolAnnotations, ToolDefinition, CONVERT_DICTIONARY, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
-    REGISTER_TOOL, REGISTRY_NOTIFICATION, TOOLCHANGE_EVENT, TOOL_IS_VISIBLE_TO_AN_ORIGIN,
-    UNREGISTER_A_TOOL,
+    Exposure, ToolAnnotations, ToolDefinition, CONVERT_DICTIONARY,
+    NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, REGISTER_TOOL, REGISTRY_NOTIFICATION, TOOLCHANGE_EVENT,
+    TOOL_IS_VISIBLE_TO_AN_ORIGIN, UNREGISTER_A_TOOL,
 };
 use crate::platform::abort::AbortAlgorithm;
 use crate::platform::event_loop::{ParallelStepKind, TaskAction, TaskSource};
@@ -39,19 +39,36 @@ pub(crate) struct RegisterToolOptions {
 impl World {
     /// <https://webmachinelearning.github.io/webmcp/#dom-modelcontext-registertool>, called on
     /// the `ModelContext` of `this_doc`.
-    pub fn register_tool(&mut self, this_doc: DocumentKey, tool: Value, options: Value) -> PromiseKey {
+    pub fn register_tool(
+        &mut self,
+        this_doc: DocumentKey,
+        tool: Value,
+        options: Value,
+    ) -> PromiseKey {
         // Web IDL converts the arguments before the method steps; for an operation returning a
         // promise, a conversion exception becomes a rejected promise.
         let converted = convert_model_context_tool(&tool).and_then(|tool| {
             step!(self, CONVERT_DICTIONARY, "ModelContextTool", Some(this_doc));
             let options = convert_register_tool_options(&options)?;
-            step!(self, CONVERT_DICTIONARY, "ModelContextRegisterToolOptions", Some(this_doc));
+            step!(
+                self,
+                CONVERT_DICTIONARY,
+                "ModelContextRegisterToolOptions",
+                Some(this_doc)
+            );
             Ok((tool, options))
         });
         let (tool, options) = match converted {
             Ok(c) => c,
             Err(e) => {
-                step!(self, CONVERT_DICTIONARY, "ModelContextTool", Some(this_doc), "{}", e.message);
+                step!(
+                    self,
+                    CONVERT_DICTIONARY,
+                    "ModelContextTool",
+                    Some(this_doc),
+                    "{}",
+                    e.message
+                );
                 return self.promise_rejected_with(this_doc, e);
             }
         };
@@ -64,7 +81,13 @@ impl World {
         step!(self, REGISTER_TOOL, "2", Some(tool_owner));
         // 3. A tool owner that is not fully active cannot register.
         if !self.is_fully_active(tool_owner) {
-            step!(self, REGISTER_TOOL, "3", Some(tool_owner), "not fully active: InvalidStateError");
+            step!(
+                self,
+                REGISTER_TOOL,
+                "3",
+                Some(tool_owner),
+                "not fully active: InvalidStateError"
+            );
             return self.promise_rejected_with(
                 this_doc,
                 ErrorValue::dom("InvalidStateError", "the document is not fully active"),
@@ -76,7 +99,13 @@ impl World {
         let origin_keyed = self.navigables[self.traversable_of(tool_owner)].origin_keyed;
         let scheme_is_file = self.documents[tool_owner].origin.scheme() == Some("file");
         if !origin_keyed && !scheme_is_file {
-            step!(self, REGISTER_TOOL, "4", Some(tool_owner), "agent cluster is not origin-keyed: SecurityError");
+            step!(
+                self,
+                REGISTER_TOOL,
+                "4",
+                Some(tool_owner),
+                "agent cluster is not origin-keyed: SecurityError"
+            );
             return self.promise_rejected_with(
                 this_doc,
                 ErrorValue::dom("SecurityError", "the agent cluster is not origin-keyed"),
@@ -85,10 +114,19 @@ impl World {
         step!(self, REGISTER_TOOL, "4", Some(tool_owner));
         // 5. The tool owner must be allowed to use "tools".
         if !self.is_allowed_to_use_tools(tool_owner) {
-            step!(self, REGISTER_TOOL, "5", Some(tool_owner), "not allowed to use \"tools\": NotAllowedError");
+            step!(
+                self,
+                REGISTER_TOOL,
+                "5",
+                Some(tool_owner),
+                "not allowed to use \"tools\": NotAllowedError"
+            );
             return self.promise_rejected_with(
                 this_doc,
-                ErrorValue::dom("NotAllowedError", "the document is not allowed to use the \"tools\" feature"),
+                ErrorValue::dom(
+                    "NotAllowedError",
+                    "the document is not allowed to use the \"tools\" feature",
+                ),
             );
         }
         step!(self, REGISTER_TOOL, "5", Some(tool_owner));
@@ -100,19 +138,37 @@ impl World {
         step!(self, REGISTER_TOOL, "8", Some(tool_owner));
         // 9. A name already in the tool map is rejected.
         if self.model_contexts[this].tool_map.contains_key(&tool_name) {
-            step!(self, REGISTER_TOOL, "9", Some(tool_owner), "{tool_name:?} is already registered: InvalidStateError");
+            step!(
+                self,
+                REGISTER_TOOL,
+                "9",
+                Some(tool_owner),
+                "{tool_name:?} is already registered: InvalidStateError"
+            );
             return self.promise_rejected_with(
                 this_doc,
-                ErrorValue::dom("InvalidStateError", format!("a tool named {tool_name:?} is already registered")),
+                ErrorValue::dom(
+                    "InvalidStateError",
+                    format!("a tool named {tool_name:?} is already registered"),
+                ),
             );
         }
         step!(self, REGISTER_TOOL, "9", Some(tool_owner));
         // 10. So is an empty name or description.
         if tool_name.is_empty() || tool.description.is_empty() {
-            step!(self, REGISTER_TOOL, "10", Some(tool_owner), "empty name or description: InvalidStateError");
+            step!(
+                self,
+                REGISTER_TOOL,
+                "10",
+                Some(tool_owner),
+                "empty name or description: InvalidStateError"
+            );
             return self.promise_rejected_with(
                 this_doc,
-                ErrorValue::dom("InvalidStateError", "the tool's name and description must not be empty"),
+                ErrorValue::dom(
+                    "InvalidStateError",
+                    "the tool's name and description must not be empty",
+                ),
             );
         }
         step!(self, REGISTER_TOOL, "10", Some(tool_owner));
@@ -126,7 +182,13 @@ impl World {
                 Some(c) => format!("contains {c:?}"),
                 None => format!("is {length} long"),
             };
-            step!(self, REGISTER_TOOL, "11", Some(tool_owner), "name {why}: InvalidStateError");
+            step!(
+                self,
+                REGISTER_TOOL,
+                "11",
+                Some(tool_owner),
+                "name {why}: InvalidStateError"
+            );
             return self.promise_rejected_with(
                 this_doc,
                 ErrorValue::dom("InvalidStateError", format!("the tool's name {why}")),
@@ -141,32 +203,74 @@ impl World {
             match schema.to_json_string() {
                 Ok(s) => stringified_input_schema = s,
                 Err(e) => {
-                    step!(self, REGISTER_TOOL, "13", Some(tool_owner), "serialization threw {}", e.name);
+                    step!(
+                        self,
+                        REGISTER_TOOL,
+                        "13",
+                        Some(tool_owner),
+                        "serialization threw {}",
+                        e.name
+                    );
                     return self.promise_rejected_with(this_doc, e);
                 }
             }
         }
-        step!(self, REGISTER_TOOL, "13", Some(tool_owner), "{stringified_input_schema:?}");
+        step!(
+            self,
+            REGISTER_TOOL,
+            "13",
+            Some(tool_owner),
+            "{stringified_input_schema:?}"
+        );
         // (input-schema=tentative-subset, WPT's .tentative test) A schema outside the
         // supported JSON Schema subset is a TypeError.
-        if self.profile.input_schema == crate::profile::InputSchema::TentativeSubset && !stringified_input_schema.is_empty() {
+        if self.profile.input_schema == crate::profile::InputSchema::TentativeSubset
+            && !stringified_input_schema.is_empty()
+        {
             let checked = serde_json::from_str::<serde_json::Value>(&stringified_input_schema)
                 .map_err(|e| e.to_string())
-                .and_then(|schema| super::input_schema::check_supported_subset(&schema).map_err(|e| e.to_string()));
+                .and_then(|schema| {
+                    super::input_schema::check_supported_subset(&schema).map_err(|e| e.to_string())
+                });
             if let Err(why) = checked {
-                step!(self, super::CHECK_INPUT_SCHEMA, "1", Some(tool_owner), "{why}: TypeError");
+                step!(
+                    self,
+                    super::CHECK_INPUT_SCHEMA,
+                    "1",
+                    Some(tool_owner),
+                    "{why}: TypeError"
+                );
                 return self.promise_rejected_with(this_doc, ErrorValue::type_error(why));
             }
-            step!(self, super::CHECK_INPUT_SCHEMA, "1", Some(tool_owner), "the schema is in the supported subset");
+            step!(
+                self,
+                super::CHECK_INPUT_SCHEMA,
+                "1",
+                Some(tool_owner),
+                "the schema is in the supported subset"
+            );
         }
         // 14-15. The hints.
         let read_only_hint = tool.annotations.is_some_and(|a| a.read_only_hint);
-        step!(self, REGISTER_TOOL, "14", Some(tool_owner), "{read_only_hint}");
+        step!(
+            self,
+            REGISTER_TOOL,
+            "14",
+            Some(tool_owner),
+            "{read_only_hint}"
+        );
         let untrusted_content_hint = tool.annotations.is_some_and(|a| a.untrusted_content_hint);
-        step!(self, REGISTER_TOOL, "15", Some(tool_owner), "{untrusted_content_hint}");
+        step!(
+            self,
+            REGISTER_TOOL,
+            "15",
+            Some(tool_owner),
+            "{untrusted_content_hint}"
+        );
         // 16. Let promise be a new promise in this's relevant realm.
         let promise = self.new_promise(this_doc);
-        step!(self, REGISTER_TOOL, "16", Some(tool_owner), |w| w.promise_label(promise));
+        step!(self, REGISTER_TOOL, "16", Some(tool_owner), |w| w
+            .promise_label(promise));
         // 17. Let signal be options's signal.
         let signal = options.signal;
         step!(self, REGISTER_TOOL, "17", Some(tool_owner));
@@ -221,7 +325,9 @@ impl World {
                         this_doc,
                         ErrorValue::dom(
                             "SecurityError",
-                            format!("exposedTo entry {entry:?} is not a potentially trustworthy origin"),
+                            format!(
+                                "exposedTo entry {entry:?} is not a potentially trustworthy origin"
+                            ),
                         ),
                     );
                 };
@@ -248,24 +354,42 @@ impl World {
         self.model_contexts[this]
             .tool_map
             .insert(tool_name.clone(), definition);
-        step!(self, REGISTER_TOOL, "22", Some(tool_owner), "{tool_name:?} registered");
+        step!(
+            self,
+            REGISTER_TOOL,
+            "22",
+            Some(tool_owner),
+            "{tool_name:?} registered"
+        );
         // 23. In parallel: notify documents of the change, then queue a task that resolves
         //     the promise.
         step!(self, REGISTER_TOOL, "23", Some(tool_owner));
         let mut steps = Vec::new();
         let exposure = Exposure::Origins(exposed_origins);
-        if let Some(notify) = self.registry_change_notification(tool_owner, exposure, &REGISTER_TOOL) {
+        if let Some(notify) =
+            self.registry_change_notification(tool_owner, exposure, &REGISTER_TOOL)
+        {
             steps.push(notify);
         }
-        steps.push(ParallelStepKind::QueueRegistrationResolve { tool_owner, promise });
-        self.in_parallel(format!("registerTool({tool_name:?}) of {}", self.label(tool_owner)), steps);
+        steps.push(ParallelStepKind::QueueRegistrationResolve {
+            tool_owner,
+            promise,
+        });
+        self.in_parallel(
+            format!("registerTool({tool_name:?}) of {}", self.label(tool_owner)),
+            steps,
+        );
         // 24. Return promise.
         step!(self, REGISTER_TOOL, "24", Some(tool_owner));
         promise
     }
 
     /// registerTool() step 23.2, in parallel: queue a webmcp task that resolves the promise.
-    pub(crate) fn register_tool_queue_resolve(&mut self, tool_owner: DocumentKey, promise: PromiseKey) {
+    pub(crate) fn register_tool_queue_resolve(
+        &mut self,
+        tool_owner: DocumentKey,
+        promise: PromiseKey,
+    ) {
         step!(self, REGISTER_TOOL, "23.2", Some(tool_owner), |w| format!(
             "queue a webmcp task to resolve {}",
             w.promise_label(promise)
@@ -302,10 +426,14 @@ impl World {
         // tools are not ready, registry changes are not notified at all.
         let ready = self.documents[tool_owner].tools_ready;
         if self.profile.readiness_toolchange == ReadinessToolchange::ReadyEvents && !ready {
-            record(self, "tools are not ready: notification suppressed (readiness-toolchange=ready-events)");
+            record(
+                self,
+                "tools are not ready: notification suppressed (readiness-toolchange=ready-events)",
+            );
             return None;
         }
-        let ready_attr = (self.profile.readiness_toolchange == ReadinessToolchange::ReadyEvents).then_some(true);
+        let ready_attr =
+            (self.profile.readiness_toolchange == ReadinessToolchange::ReadyEvents).then_some(true);
         match self.profile.registry_toolchange {
             RegistryToolchange::PerCall => {
                 record(self, "notify documents of a tool change");
@@ -325,10 +453,20 @@ impl World {
                     None => exposure,
                 });
                 if first {
-                    self.queue_global_task(tool_owner, TaskSource::Webmcp, TaskAction::RegistryNotification);
-                    record(self, "change recorded; a task will notify it (registry-toolchange=per-task)");
+                    self.queue_global_task(
+                        tool_owner,
+                        TaskSource::Webmcp,
+                        TaskAction::RegistryNotification,
+                    );
+                    record(
+                        self,
+                        "change recorded; a task will notify it (registry-toolchange=per-task)",
+                    );
                 } else {
-                    record(self, "change joins the one already queued (registry-toolchange=per-task)");
+                    record(
+                        self,
+                        "change joins the one already queued (registry-toolchange=per-task)",
+                    );
                 }
                 None
             }
@@ -346,7 +484,8 @@ impl World {
         step!(self, REGISTRY_NOTIFICATION, "2", Some(doc));
         // 3. Notify once, in parallel.
         step!(self, REGISTRY_NOTIFICATION, "3", Some(doc));
-        let ready = (self.profile.readiness_toolchange == ReadinessToolchange::ReadyEvents).then_some(true);
+        let ready =
+            (self.profile.readiness_toolchange == ReadinessToolchange::ReadyEvents).then_some(true);
         self.in_parallel(
             format!("coalesced notification of {}", self.label(doc)),
             vec![ParallelStepKind::NotifyDocumentsOfAToolChange {
@@ -386,8 +525,14 @@ impl World {
         let doc = self.model_contexts[model_context].document;
         // 1. Assert: running on modelContext's relevant agent's event loop.
         let on_its_loop = self.running == Running::EventLoop(self.documents[doc].event_loop);
-        self.assert_step(&UNREGISTER_A_TOOL, "1", Some(doc), on_its_loop, on_its_loop,
-            "running on the model context's relevant agent's event loop");
+        self.assert_step(
+            &UNREGISTER_A_TOOL,
+            "1",
+            Some(doc),
+            on_its_loop,
+            on_its_loop,
+            "running on the model context's relevant agent's event loop",
+        );
         step!(self, UNREGISTER_A_TOOL, "1", Some(doc));
         // 2. Let tool map be modelContext's tool map.
         step!(self, UNREGISTER_A_TOOL, "2", Some(doc));
@@ -397,19 +542,38 @@ impl World {
             .get(tool_name)
             .map(|definition| definition.exposed_origins.clone())
         else {
-            step!(self, UNREGISTER_A_TOOL, "3", Some(doc), "{tool_name:?} is not registered");
+            step!(
+                self,
+                UNREGISTER_A_TOOL,
+                "3",
+                Some(doc),
+                "{tool_name:?} is not registered"
+            );
             return;
         };
         step!(self, UNREGISTER_A_TOOL, "3", Some(doc));
         // 4. Let exposed origins be the tool's exposed origins.
         step!(self, UNREGISTER_A_TOOL, "4", Some(doc));
         // 5. Remove it.
-        self.model_contexts[model_context].tool_map.shift_remove(tool_name);
-        step!(self, UNREGISTER_A_TOOL, "5", Some(doc), "{tool_name:?} removed");
+        self.model_contexts[model_context]
+            .tool_map
+            .shift_remove(tool_name);
+        step!(
+            self,
+            UNREGISTER_A_TOOL,
+            "5",
+            Some(doc),
+            "{tool_name:?} removed"
+        );
         // 6. In parallel, notify documents of a tool change.
         step!(self, UNREGISTER_A_TOOL, "6", Some(doc));
-        if let Some(notify) = self.registry_change_notification(doc, Exposure::Origins(exposed), &UNREGISTER_A_TOOL) {
-            self.in_parallel(format!("unregister {tool_name:?} of {}", self.label(doc)), vec![notify]);
+        if let Some(notify) =
+            self.registry_change_notification(doc, Exposure::Origins(exposed), &UNREGISTER_A_TOOL)
+        {
+            self.in_parallel(
+                format!("unregister {tool_name:?} of {}", self.label(doc)),
+                vec![notify],
+            );
         }
     }
 
@@ -423,9 +587,20 @@ impl World {
     ) {
         // 1. Assert: running in parallel.
         let in_parallel = matches!(self.running, Running::Parallel(_));
-        self.assert_step(&NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "1", Some(tool_owner), in_parallel, in_parallel,
-            "these steps are running in parallel");
-        step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "1", Some(tool_owner));
+        self.assert_step(
+            &NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
+            "1",
+            Some(tool_owner),
+            in_parallel,
+            in_parallel,
+            "these steps are running in parallel",
+        );
+        step!(
+            self,
+            NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
+            "1",
+            Some(tool_owner)
+        );
         // 2. The navigables to notify: those of the tool owner's traversable navigable. The
         //    text names "descendant navigables", which leaves the top-level document out; WPT
         //    expects it notified (switch notify-targets).
@@ -436,19 +611,35 @@ impl World {
         };
         let traversable = self.navigables[node_navigable].traversable;
         let Some(top) = self.navigables[traversable].active_document else {
-            self.finding(&NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "2", Some(tool_owner),
-                "the traversable navigable has no active document".into());
+            self.finding(
+                &NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
+                "2",
+                Some(tool_owner),
+                "the traversable navigable has no active document".into(),
+            );
             return;
         };
         let navigables_to_notify = match self.profile.notify_targets {
             NotifyTargets::Inclusive => self.inclusive_descendant_navigables(top),
             NotifyTargets::Descendants => self.descendant_navigables(top),
         };
-        step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "2", Some(tool_owner), "{} navigable(s)", navigables_to_notify.len());
+        step!(
+            self,
+            NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
+            "2",
+            Some(tool_owner),
+            "{} navigable(s)",
+            navigables_to_notify.len()
+        );
         // 3. For each navigable:
         let owner_origin = self.documents[tool_owner].origin.clone();
         for navigable in navigables_to_notify {
-            step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3", Some(tool_owner));
+            step!(
+                self,
+                NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
+                "3",
+                Some(tool_owner)
+            );
             // 3.1. Its active document.
             let Some(target) = self.navigables[navigable].active_document else {
                 continue;
@@ -456,7 +647,13 @@ impl World {
             step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3.1", Some(target));
             // 3.2. Skip a document not allowed to use "tools".
             if !self.is_allowed_to_use_tools(target) {
-                step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3.2", Some(target), "not allowed to use \"tools\": skipped");
+                step!(
+                    self,
+                    NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
+                    "3.2",
+                    Some(target),
+                    "not allowed to use \"tools\": skipped"
+                );
                 continue;
             }
             step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3.2", Some(target));
@@ -465,14 +662,32 @@ impl World {
             let target_origin = self.documents[target].origin.clone();
             let visible = match exposed {
                 Exposure::All => true,
-                Exposure::Origins(list) => self.tool_is_visible_to_an_origin(&owner_origin, list, &target_origin),
+                Exposure::Origins(list) => {
+                    self.tool_is_visible_to_an_origin(&owner_origin, list, &target_origin)
+                }
             };
             if visible {
-                step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3.3", Some(target), "queue a task to fire toolchange");
+                step!(
+                    self,
+                    NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
+                    "3.3",
+                    Some(target),
+                    "queue a task to fire toolchange"
+                );
                 let context = self.documents[target].model_context;
-                self.queue_global_task(target, TaskSource::Webmcp, TaskAction::FireToolchange { context, ready });
+                self.queue_global_task(
+                    target,
+                    TaskSource::Webmcp,
+                    TaskAction::FireToolchange { context, ready },
+                );
             } else {
-                step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3.3", Some(target), "not visible to {target_origin}");
+                step!(
+                    self,
+                    NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
+                    "3.3",
+                    Some(target),
+                    "not visible to {target_origin}"
+                );
             }
         }
     }
@@ -486,7 +701,13 @@ impl World {
     ) -> bool {
         // 1. Same origin: visible.
         if tool_owner_origin.same_origin(target_origin) {
-            step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "1", None, "{target_origin} is the owner's origin");
+            step!(
+                self,
+                TOOL_IS_VISIBLE_TO_AN_ORIGIN,
+                "1",
+                None,
+                "{target_origin} is the owner's origin"
+            );
             return true;
         }
         step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "1", None);
@@ -494,12 +715,24 @@ impl World {
         for origin in exposed_origins {
             step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "2", None);
             if target_origin.same_origin(origin) {
-                step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "2.1", None, "exposed to {target_origin}");
+                step!(
+                    self,
+                    TOOL_IS_VISIBLE_TO_AN_ORIGIN,
+                    "2.1",
+                    None,
+                    "exposed to {target_origin}"
+                );
                 return true;
             }
         }
         // 3. Otherwise not.
-        step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "3", None, "not visible to {target_origin}");
+        step!(
+            self,
+            TOOL_IS_VISIBLE_TO_AN_ORIGIN,
+            "3",
+            None,
+            "not visible to {target_origin}"
+        );
         false
     }
 
@@ -507,13 +740,24 @@ impl World {
     /// at the ModelContext (a `ToolChangeEvent` carrying `ready` where a profile sends one).
     pub(crate) fn fire_toolchange(&mut self, context: ModelContextKey, ready: Option<bool>) {
         let doc = self.model_contexts[context].document;
-        step!(self, TOOLCHANGE_EVENT, "1", Some(doc), "{}", match ready {
-            Some(r) => format!("ToolChangeEvent ready={r}"),
-            None => "Event".into(),
-        });
+        step!(
+            self,
+            TOOLCHANGE_EVENT,
+            "1",
+            Some(doc),
+            "{}",
+            match ready {
+                Some(r) => format!("ToolChangeEvent ready={r}"),
+                None => "Event".into(),
+            }
+        );
         let event = Event {
             event_type: "toolchange".into(),
-            interface: if ready.is_some() { "ToolChangeEvent" } else { "Event" },
+            interface: if ready.is_some() {
+                "ToolChangeEvent"
+            } else {
+                "Event"
+            },
             ready,
             tool_name: None,
         };
@@ -551,7 +795,10 @@ pub(crate) fn member<'a>(dict: &'a Value, key: &str) -> Option<&'a Value> {
 }
 
 /// Checks that a value can be converted to a dictionary at all.
-pub(crate) fn dictionary_value<'a>(v: &'a Value, type_name: &str) -> Result<Option<&'a Value>, ErrorValue> {
+pub(crate) fn dictionary_value<'a>(
+    v: &'a Value,
+    type_name: &str,
+) -> Result<Option<&'a Value>, ErrorValue> {
     match v {
         Value::Undefined | Value::Null => Ok(None),
         Value::Object(_) => Ok(Some(v)),
@@ -562,7 +809,11 @@ pub(crate) fn dictionary_value<'a>(v: &'a Value, type_name: &str) -> Result<Opti
     }
 }
 
-pub(crate) fn required_string(dict: Option<&Value>, key: &str, type_name: &str) -> Result<String, ErrorValue> {
+pub(crate) fn required_string(
+    dict: Option<&Value>,
+    key: &str,
+    type_name: &str,
+) -> Result<String, ErrorValue> {
     dict.and_then(|d| member(d, key))
         .map(to_idl_string)
         .ok_or_else(|| {
@@ -641,7 +892,9 @@ pub(crate) fn to_boolean(v: &Value) -> bool {
 }
 
 /// Converts `options` to a `ModelContextRegisterToolOptions`.
-pub(crate) fn convert_register_tool_options(options: &Value) -> Result<RegisterToolOptions, ErrorValue> {
+pub(crate) fn convert_register_tool_options(
+    options: &Value,
+) -> Result<RegisterToolOptions, ErrorValue> {
     const T: &str = "ModelContextRegisterToolOptions";
     let dict = dictionary_value(options, T)?;
     let exposed_to = match dict.and_then(|d| member(d, "exposedTo")) {
@@ -657,7 +910,10 @@ pub(crate) fn convert_register_tool_options(options: &Value) -> Result<RegisterT
     Ok(RegisterToolOptions { exposed_to, signal })
 }
 
-pub(crate) fn convert_signal(dict: Option<&Value>, type_name: &str) -> Result<Option<SignalKey>, ErrorValue> {
+pub(crate) fn convert_signal(
+    dict: Option<&Value>,
+    type_name: &str,
+) -> Result<Option<SignalKey>, ErrorValue> {
     match dict.and_then(|d| member(d, "signal")) {
         None => Ok(None),
         Some(Value::Signal(s)) => Ok(Some(*s)),
