@@ -187,13 +187,15 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
                 } else {
                     n as u64
                 }),
-                _ => return Err(LexError {
-                    line,
-                    column,
-                    message: format!(
+                _ => {
+                    return Err(LexError {
+                        line,
+                        column,
+                        message: format!(
                         "`{digits}{unit}`: expected a number, or a whole duration in `ms` or `s`"
                     ),
-                }),
+                    })
+                }
             };
             out.push(Token { tok, line, column });
             continue;
