@@ -184,3 +184,22 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn hostile_nesting_is_an_error_not_a_crash() {
+    let deep = format!(
+        "title: t\nsubtest \"a\"\n  page top https://a.test/\n  task in top: x = {}1{}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let e = parse(&deep).unwrap_err();
+    assert!(e.contains("brackets nest more than 128 deep"), "{e}");
+    let mut blocks =
+        String::from("title: t\nsubtest \"a\"\n  page top https://a.test/\n  task in top:\n");
+    for depth in 0..2000 {
+        blocks.push_str(&" ".repeat(4 + depth));
+        blocks.push_str("on top toolchange:\n");
+    }
+    let e = parse(&blocks).unwrap_err();
+    assert!(e.contains("blocks nest more than 128 deep"), "{e}");
+}

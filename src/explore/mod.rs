@@ -237,8 +237,46 @@ pub fn explore_file(
         .collect()
 }
 
-/// Explores one subtest.
+/// The stack of an exploring thread: the search recurses once per choice point of a schedule.
+const EXPLORER_STACK: usize = 1 << 30;
+
+/// Explores one subtest, on a thread of its own with a stack deep enough for long schedules.
 pub fn explore_subtest(
+    file: &ScenarioFile,
+    subtest: &Subtest,
+    options: &ExploreOptions,
+    progress: &Progress,
+) -> Exploration {
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("explore".into())
+            .stack_size(EXPLORER_STACK)
+            .spawn_scoped(scope, || {
+                explore_subtest_here(file, subtest, options, progress)
+            });
+        match worker.map(|w| w.join()) {
+            Ok(Ok(e)) => e,
+            // Spawning failed or the search panicked: say so rather than bring the run down.
+            Ok(Err(_)) | Err(_) => Exploration {
+                file: file.path.clone(),
+                subtest: subtest.name.clone(),
+                line: subtest.line,
+                profile: options.profile.name.clone(),
+                schedules: 0,
+                states: 0,
+                merged: 0,
+                units: 0,
+                leaves_run: 0,
+                complete: false,
+                outcomes: Vec::new(),
+                expectations: Vec::new(),
+                errors: vec!["the exploration could not run to its end (internal error)".into()],
+            },
+        }
+    })
+}
+
+fn explore_subtest_here(
     file: &ScenarioFile,
     subtest: &Subtest,
     options: &ExploreOptions,

@@ -257,13 +257,26 @@ fn logical_lines(path: &str, lines: &[String]) -> Result<Vec<Line>, ParseError> 
     Ok(out)
 }
 
+/// How deep brackets, and blocks indented in blocks, may nest.
+const MAX_NESTING: u32 = 128;
+
 fn build_tree(path: &str, lines: Vec<Line>) -> Result<Vec<Line>, ParseError> {
     fn take(
         lines: &[Line],
         i: &mut usize,
         indent: usize,
         path: &str,
+        depth: u32,
     ) -> Result<Vec<Line>, ParseError> {
+        if depth > MAX_NESTING {
+            let line = &lines[*i];
+            return Err(ParseError {
+                path: path.into(),
+                line: line.line,
+                column: line.column,
+                message: format!("blocks nest more than {MAX_NESTING} deep"),
+            });
+        }
         let mut out: Vec<Line> = Vec::new();
         while *i < lines.len() {
             let line = &lines[*i];
@@ -281,7 +294,7 @@ fn build_tree(path: &str, lines: Vec<Line>) -> Result<Vec<Line>, ParseError> {
                     });
                 };
                 let child_indent = line.indent;
-                parent.children = take(lines, i, child_indent, path)?;
+                parent.children = take(lines, i, child_indent, path, depth + 1)?;
                 continue;
             }
             out.push(line.clone());
@@ -291,7 +304,7 @@ fn build_tree(path: &str, lines: Vec<Line>) -> Result<Vec<Line>, ParseError> {
     }
     let mut i = 0;
     let base = lines.first().map(|l| l.indent).unwrap_or(0);
-    let tree = take(&lines, &mut i, base, path)?;
+    let tree = take(&lines, &mut i, base, path, 0)?;
     if let Some(line) = lines.get(i) {
         return Err(ParseError {
             path: path.into(),
@@ -1401,6 +1414,17 @@ impl Context {
     }
 
     fn primary(&self, p: &mut Parser) -> Result<Expr, ParseError> {
+        // Brackets nest by recursion: a limit keeps a hostile file from exhausting the stack.
+        p.depth += 1;
+        if p.depth > MAX_NESTING {
+            return Err(p.error_here(format!("brackets nest more than {MAX_NESTING} deep")));
+        }
+        let e = self.primary_inner(p);
+        p.depth -= 1;
+        e
+    }
+
+    fn primary_inner(&self, p: &mut Parser) -> Result<Expr, ParseError> {
         let Some(tok) = p.next().cloned() else {
             return Err(p.error_expected("a value"));
         };
@@ -1575,6 +1599,8 @@ struct Parser<'a> {
     end_at: (u32, u32),
     /// Parsing an expectation, which may end in a tag list.
     in_expectation: bool,
+    /// How deep brackets nest at this point.
+    depth: u32,
 }
 
 impl<'a> Parser<'a> {
@@ -1590,6 +1616,7 @@ impl<'a> Parser<'a> {
             pos: 0,
             end_at,
             in_expectation: false,
+            depth: 0,
         }
     }
 
