@@ -184,6 +184,34 @@ pub struct ExpectationVerdict {
 }
 
 impl Exploration {
+    /// An exploration with nothing explored; `error`, when not empty, says why.
+    fn empty(
+        file: &ScenarioFile,
+        subtest: &Subtest,
+        options: &ExploreOptions,
+        error: &str,
+    ) -> Exploration {
+        Exploration {
+            file: file.path.clone(),
+            subtest: subtest.name.clone(),
+            line: subtest.line,
+            profile: options.profile.name.clone(),
+            schedules: 0,
+            states: 0,
+            merged: 0,
+            units: 0,
+            leaves_run: 0,
+            complete: error.is_empty(),
+            outcomes: Vec::new(),
+            expectations: Vec::new(),
+            errors: if error.is_empty() {
+                Vec::new()
+            } else {
+                vec![error.to_string()]
+            },
+        }
+    }
+
     /// Every expectation held, no invariant failed, and the search was complete.
     pub fn passed(&self) -> bool {
         self.complete
@@ -257,21 +285,12 @@ pub fn explore_subtest(
         match worker.map(|w| w.join()) {
             Ok(Ok(e)) => e,
             // Spawning failed or the search panicked: say so rather than bring the run down.
-            Ok(Err(_)) | Err(_) => Exploration {
-                file: file.path.clone(),
-                subtest: subtest.name.clone(),
-                line: subtest.line,
-                profile: options.profile.name.clone(),
-                schedules: 0,
-                states: 0,
-                merged: 0,
-                units: 0,
-                leaves_run: 0,
-                complete: false,
-                outcomes: Vec::new(),
-                expectations: Vec::new(),
-                errors: vec!["the exploration could not run to its end (internal error)".into()],
-            },
+            Ok(Err(_)) | Err(_) => Exploration::empty(
+                file,
+                subtest,
+                options,
+                "the exploration could not run to its end (internal error)",
+            ),
         }
     })
 }
@@ -527,39 +546,36 @@ impl Explorer<'_> {
                 unreached,
             });
         }
-        Exploration {
-            file: self.file.path.clone(),
-            subtest: self.subtest.name.clone(),
-            line: self.subtest.line,
-            profile: self.options.profile.name.clone(),
+        self.counted(Exploration {
             schedules,
+            outcomes,
+            expectations: verdicts,
+            ..Exploration::empty(self.file, self.subtest, self.options, "")
+        })
+    }
+
+    /// An exploration carrying this explorer's counts.
+    fn counted(&self, e: Exploration) -> Exploration {
+        Exploration {
             states: self.states,
             merged: self.merged,
             units: self.units,
             leaves_run: self.leaves_run,
             complete: !self.stopped,
-            outcomes,
-            expectations: verdicts,
-            errors: Vec::new(),
+            ..e
         }
     }
 
     fn empty_report(&self, schedules: u128) -> Exploration {
-        Exploration {
-            file: self.file.path.clone(),
-            subtest: self.subtest.name.clone(),
-            line: self.subtest.line,
-            profile: self.options.profile.name.clone(),
+        self.counted(Exploration {
             schedules,
-            states: self.states,
-            merged: self.merged,
-            units: self.units,
-            leaves_run: self.leaves_run,
-            complete: !self.stopped,
-            outcomes: Vec::new(),
-            expectations: Vec::new(),
-            errors: vec!["the search stopped before any schedule ended".into()],
-        }
+            ..Exploration::empty(
+                self.file,
+                self.subtest,
+                self.options,
+                "the search stopped before any schedule ended",
+            )
+        })
     }
 }
 

@@ -84,10 +84,7 @@ impl World {
                 Some(document),
                 "not fully active: InvalidStateError"
             );
-            return self.promise_rejected_with(
-                this_doc,
-                ErrorValue::dom("InvalidStateError", "the document is not fully active"),
-            );
+            return self.promise_rejected_with(this_doc, super::not_fully_active_error());
         }
         step!(self, GET_TOOLS, "2", Some(document));
         // 3. So is one not allowed to use "tools".
@@ -99,13 +96,7 @@ impl World {
                 Some(document),
                 "not allowed to use \"tools\": NotAllowedError"
             );
-            return self.promise_rejected_with(
-                this_doc,
-                ErrorValue::dom(
-                    "NotAllowedError",
-                    "the document is not allowed to use the \"tools\" feature",
-                ),
-            );
+            return self.promise_rejected_with(this_doc, super::not_allowed_to_use_tools_error());
         }
         step!(self, GET_TOOLS, "3", Some(document));
         // 4. fromOrigins lists the origins whose tools the caller asks for; by default its own
@@ -332,10 +323,7 @@ impl World {
                 Some(caller),
                 "not fully active: InvalidStateError"
             );
-            return self.promise_rejected_with(
-                this_doc,
-                ErrorValue::dom("InvalidStateError", "the document is not fully active"),
-            );
+            return self.promise_rejected_with(this_doc, super::not_fully_active_error());
         }
         step!(self, EXECUTE_TOOL, "2", Some(caller));
         // 3. So is one not allowed to use "tools".
@@ -347,13 +335,7 @@ impl World {
                 Some(caller),
                 "not allowed to use \"tools\": NotAllowedError"
             );
-            return self.promise_rejected_with(
-                this_doc,
-                ErrorValue::dom(
-                    "NotAllowedError",
-                    "the document is not allowed to use the \"tools\" feature",
-                ),
-            );
+            return self.promise_rejected_with(this_doc, super::not_allowed_to_use_tools_error());
         }
         step!(self, EXECUTE_TOOL, "3", Some(caller));
         // 4. An omitted input is an empty object (WPT object-arguments).

@@ -22,6 +22,7 @@ use serde::Serialize;
 use crate::platform::keys::{DocumentKey, ListenerKey, ModelContextKey, PromiseKey};
 use crate::platform::origin::Origin;
 use crate::platform::script::Function;
+use crate::platform::value::ErrorValue;
 use crate::trace::{Algorithm, Spec};
 use crate::world::World;
 
@@ -178,6 +179,20 @@ impl std::hash::Hash for ModelContext {
         self.readiness_check_queued.hash(state);
         self.registry_change.hash(state);
     }
+}
+
+/// What registerTool(), getTools() and executeTool() reject with when their document is not
+/// fully active.
+pub(crate) fn not_fully_active_error() -> ErrorValue {
+    ErrorValue::dom("InvalidStateError", "the document is not fully active")
+}
+
+/// ... and when it is not allowed to use the "tools" feature.
+pub(crate) fn not_allowed_to_use_tools_error() -> ErrorValue {
+    ErrorValue::dom(
+        "NotAllowedError",
+        "the document is not allowed to use the \"tools\" feature",
+    )
 }
 
 impl World {

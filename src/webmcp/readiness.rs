@@ -319,14 +319,7 @@ impl World {
                         Some(document),
                         "notify ToolChangeEvent ready={ready}"
                     );
-                    self.in_parallel(
-                        format!("readiness of {}", self.label(document)),
-                        vec![ParallelStepKind::NotifyDocumentsOfAToolChange {
-                            tool_owner: document,
-                            exposed: super::Exposure::All,
-                            ready: Some(ready),
-                        }],
-                    );
+                    self.notify_readiness_in_parallel(document, ready);
                 } else {
                     step!(
                         self,
@@ -395,6 +388,12 @@ impl World {
             Some(document),
             "notify ToolChangeEvent ready={ready}"
         );
+        self.notify_readiness_in_parallel(document, ready);
+    }
+
+    /// A readiness change notified in parallel, as if exposed to every origin, with a
+    /// `ToolChangeEvent` carrying `ready` (steps 3 and 4.3).
+    fn notify_readiness_in_parallel(&mut self, document: DocumentKey, ready: bool) {
         self.in_parallel(
             format!("readiness of {}", self.label(document)),
             vec![ParallelStepKind::NotifyDocumentsOfAToolChange {

@@ -88,10 +88,7 @@ impl World {
                 Some(tool_owner),
                 "not fully active: InvalidStateError"
             );
-            return self.promise_rejected_with(
-                this_doc,
-                ErrorValue::dom("InvalidStateError", "the document is not fully active"),
-            );
+            return self.promise_rejected_with(this_doc, super::not_fully_active_error());
         }
         step!(self, REGISTER_TOOL, "3", Some(tool_owner));
         // 4. The surrounding agent's agent cluster must be origin-keyed, unless the origin's
@@ -121,13 +118,7 @@ impl World {
                 Some(tool_owner),
                 "not allowed to use \"tools\": NotAllowedError"
             );
-            return self.promise_rejected_with(
-                this_doc,
-                ErrorValue::dom(
-                    "NotAllowedError",
-                    "the document is not allowed to use the \"tools\" feature",
-                ),
-            );
+            return self.promise_rejected_with(this_doc, super::not_allowed_to_use_tools_error());
         }
         step!(self, REGISTER_TOOL, "5", Some(tool_owner));
         // 6-8. The tool map, the tool's name and title.
