@@ -166,7 +166,6 @@ impl World {
         self.documents[parent].child_navigables.push(nav);
         let doc = self.create_document(nav, label, url, options);
         self.make_active(nav, doc);
-        self.recount_not_ready(traversable);
         self.harness_note(format!("insert iframe {label} in {}", self.label(parent)));
         Ok(doc)
     }
@@ -296,6 +295,33 @@ impl World {
         let mut out = Vec::new();
         self.collect_descendants(doc, &mut out);
         out
+    }
+
+    /// Calls `f` with the active document of each of `doc`'s inclusive descendant navigables,
+    /// in tree order, until it returns false; returns whether it never did. Allocates nothing.
+    pub fn every_inclusive_descendant_document(
+        &self,
+        doc: DocumentKey,
+        f: &mut impl FnMut(DocumentKey) -> bool,
+    ) -> bool {
+        if self.node_navigable(doc).is_some() && !f(doc) {
+            return false;
+        }
+        self.every_descendant_document(doc, f)
+    }
+
+    fn every_descendant_document(
+        &self,
+        doc: DocumentKey,
+        f: &mut impl FnMut(DocumentKey) -> bool,
+    ) -> bool {
+        self.documents[doc].child_navigables.iter().all(|&child| {
+            let nav = &self.navigables[child];
+            match nav.active_document {
+                Some(d) if !nav.destroyed => f(d) && self.every_descendant_document(d, f),
+                _ => true,
+            }
+        })
     }
 
     fn collect_descendants(&self, doc: DocumentKey, out: &mut Vec<NavigableKey>) {

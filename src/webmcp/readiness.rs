@@ -446,10 +446,9 @@ impl World {
     /// Step 2's areAllReady, as the spec writes it: every document of activeDocument's
     /// inclusive descendant navigables has tools-ready true.
     pub fn are_all_ready(&self, active_document: DocumentKey) -> bool {
-        self.inclusive_descendant_navigables(active_document)
-            .into_iter()
-            .filter_map(|n| self.navigables[n].active_document)
-            .all(|d| self.documents[d].tools_ready)
+        self.every_inclusive_descendant_document(active_document, &mut |d| {
+            self.documents[d].tools_ready
+        })
     }
 
     /// Recomputes a traversable's count of fully active documents whose tools are not ready,
@@ -457,15 +456,13 @@ impl World {
     /// that a wait costs the same however many settles happen during it.
     pub(crate) fn recount_not_ready(&mut self, traversable: NavigableKey) {
         let t = &self.navigables[traversable];
-        let count = match t.active_document {
-            Some(top) if !t.destroyed => self
-                .inclusive_descendant_navigables(top)
-                .into_iter()
-                .filter_map(|n| self.navigables[n].active_document)
-                .filter(|d| !self.documents[*d].tools_ready)
-                .count() as u32,
-            _ => 0,
-        };
+        let mut count = 0;
+        if let (Some(top), false) = (t.active_document, t.destroyed) {
+            self.every_inclusive_descendant_document(top, &mut |d| {
+                count += u32::from(!self.documents[d].tools_ready);
+                true
+            });
+        }
         self.navigables[traversable].not_ready = count;
     }
 
