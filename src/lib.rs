@@ -1,6 +1,9 @@
 #![doc = include_str!("../README.md")]
 
+pub mod browser;
 pub mod explore;
+pub mod export;
+pub mod gateway;
 pub mod platform;
 pub mod profile;
 pub mod report;

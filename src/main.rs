@@ -125,10 +125,79 @@ enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: SimpleFormat,
     },
+    /// Serve a subtest's simulated pages to agents over MCP on stdin/stdout: the tools
+    /// webmcp_observe, webmcp_call and webmcp_wait_for, and every page tool as FRAME.TOOL.
+    Serve {
+        file: PathBuf,
+        /// The subtest to serve (its name, or part of it); needed when the file has several.
+        #[arg(long)]
+        subtest: Option<String>,
+        /// The profile the world runs under (one).
+        #[arg(long, default_value = "spec")]
+        profile: String,
+        #[arg(long = "set", value_name = "SWITCH=VALUE")]
+        sets: Vec<String>,
+        /// Virtual time: the clock stands still unless an agent waits, then jumps to the next
+        /// thing due (deterministic, for tests). By default it follows real time.
+        #[arg(long = "virtual")]
+        virtual_clock: bool,
+    },
     /// The named profiles and every switch, with its values and where it comes from.
     Profiles {
         #[arg(long, value_enum, default_value = "human")]
         format: SimpleFormat,
+    },
+    /// Write scenario files as WPT testharness.js tests (.https.html, one promise_test per
+    /// subtest), laid out as in WPT, each folder with the resources/ its tests load.
+    ExportWpt {
+        paths: Vec<PathBuf>,
+        /// The folder to write into (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// The profile whose expectations the tests assert.
+        #[arg(long, default_value = "spec")]
+        profile: String,
+        #[arg(long = "set", value_name = "SWITCH=VALUE")]
+        sets: Vec<String>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: SimpleFormat,
+    },
+    /// Export the scenarios, run each in headless Chromium (WebMCP enabled, real time) and
+    /// compare every subtest's result and log with the engine's under a profile. Exit 0 only
+    /// when every disagreement is a listed known difference and no listed one is stale.
+    DiffBrowser {
+        paths: Vec<PathBuf>,
+        /// The browser to run.
+        #[arg(long, default_value = "/usr/bin/chromium")]
+        browser: PathBuf,
+        /// The engine's profile to compare with (and whose expectations the tests assert).
+        #[arg(long, default_value = "chromium")]
+        profile: String,
+        #[arg(long = "set", value_name = "SWITCH=VALUE")]
+        sets: Vec<String>,
+        /// The checked-in known differences (default: browser-diff/known-differences.txt).
+        #[arg(long)]
+        known: Option<PathBuf>,
+        /// human, json, or wptreport (the browser's results, as wptrunner writes them).
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// Seconds a file may run before its browser is killed and the file fails (default:
+        /// the test's own harness timeout, plus 20 s).
+        #[arg(long)]
+        timeout: Option<f64>,
+        /// The margin each wait adds in real time, in milliseconds.
+        #[arg(long, default_value_t = 100)]
+        margin_ms: u64,
+        /// Keep the exported tests in this folder (default: a temporary one, removed after).
+        #[arg(long)]
+        keep: Option<PathBuf>,
+        /// Print, for each unexplained disagreement, an entry to start the known-differences
+        /// file from.
+        #[arg(long)]
+        suggest: bool,
+        /// Show agreeing subtests' logs too.
+        #[arg(long, short)]
+        verbose: bool,
     },
 }
 
@@ -514,6 +583,102 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
             } else {
                 1
             })
+        }
+        Command::Serve {
+            file,
+            subtest,
+            profile,
+            sets,
+            virtual_clock,
+        } => {
+            // stdout is the MCP transport from here on.
+            drop(stdout);
+            use webmcp_ref::gateway::{server::serve_stdio, Clock, Gateway, ServeOptions};
+            let options = ServeOptions {
+                profile: build_profile(&profile, &sets)?,
+                subtest,
+                clock: if virtual_clock {
+                    Clock::Virtual
+                } else {
+                    Clock::RealTime
+                },
+            };
+            let gateway = Gateway::start(load(&file)?, options)?;
+            let s = gateway.served();
+            eprintln!(
+                "webmcp-ref serve: subtest {:?} of {} ({} profile, {} clock): MCP on stdin/stdout",
+                s.subtest,
+                s.path,
+                s.profile,
+                if virtual_clock {
+                    "virtual"
+                } else {
+                    "real-time"
+                }
+            );
+            serve_stdio(gateway)?;
+            Ok(0)
+        }
+        Command::ExportWpt {
+            paths,
+            out,
+            profile,
+            sets,
+            format,
+        } => {
+            let profile = build_profile(&profile, &sets)?;
+            let files = load_all(paths)?;
+            let exported: Vec<webmcp_ref::export::ExportedFile> = files
+                .iter()
+                .map(|f| webmcp_ref::export::export_file(f, &profile))
+                .collect();
+            webmcp_ref::export::write_tree(&exported, &out)
+                .map_err(|e| BadInput(format!("{}: {e}", out.display())))?;
+            match format {
+                SimpleFormat::Human => write!(
+                    stdout,
+                    "{}",
+                    webmcp_ref::browser::report::export_summary(&exported, &out)
+                )?,
+                SimpleFormat::Json => {
+                    writeln!(stdout, "{}", serde_json::to_string_pretty(&exported)?)?
+                }
+            }
+            Ok(0)
+        }
+        Command::DiffBrowser {
+            paths,
+            browser,
+            profile,
+            sets,
+            known,
+            format,
+            timeout,
+            margin_ms,
+            keep,
+            suggest,
+            verbose,
+        } => {
+            use webmcp_ref::browser::{self, DiffOptions, OutputFormat};
+            let options = DiffOptions {
+                profile: build_profile(&profile, &sets)?,
+                browser,
+                known: known.unwrap_or_else(browser::default_known_differences),
+                timeout_seconds: timeout,
+                margin_ms,
+                keep,
+                progress: true,
+                whole_suite: paths.is_empty(),
+            };
+            let files = load_all(paths)?;
+            let run = browser::diff_browser(&files, &options)?;
+            let output = match format {
+                Format::Human => OutputFormat::Human { verbose, suggest },
+                Format::Json => OutputFormat::Json,
+                Format::Wptreport => OutputFormat::Wptreport,
+            };
+            write!(stdout, "{}", browser::report::render(&run, output))?;
+            Ok(if run.passed() { 0 } else { 1 })
         }
         Command::Profiles { format } => {
             match format {

@@ -908,6 +908,11 @@ impl World {
                 .all(|q| q.steps.is_empty() && q.waiting_on.is_none())
     }
 
+    /// When the next timer expires, in virtual milliseconds.
+    pub fn next_timer_due(&self) -> Option<u64> {
+        self.timer_index.first().map(|&(due, _, _)| due)
+    }
+
     /// The virtual clock, in milliseconds.
     pub fn now(&self) -> u64 {
         self.now

@@ -116,6 +116,25 @@ pub enum ActionKind {
         expect: Option<(WaitOutcome, Vec<Tag>)>,
     },
     Expect(Expectation),
+    /// `serve`: where `webmcp-ref serve` hands the world to agents; nothing under `run`.
+    Serve,
+    /// `at 2s:` / `when DOC exists:` + actions: they happen when the trigger holds, between
+    /// units of work.
+    Trigger {
+        when: Trigger,
+        actions: Vec<Action>,
+    },
+}
+
+/// When a trigger block's actions happen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// `at 2s`: when the virtual clock reaches this time (from the subtest's start), before
+    /// the page's own timers due at the same moment.
+    At(u64),
+    /// `when DOC exists`: once a document of that name has been created (by a navigation, an
+    /// iframe, or a page opened later).
+    Exists(String),
 }
 
 /// An expectation's profile tags: a profile name, or a switch with a value.

@@ -395,7 +395,15 @@ fn collect_names(
             }) => Some(s.as_str()),
             _ => None,
         };
-        if let (Some(kw), Some(name)) = (word(0), word(1)) {
+        // A one-line `at 2s: promise p in top` declares after its colon.
+        let start = match word(0) {
+            Some("at" | "when") => toks
+                .iter()
+                .position(|t| matches!(t.tok, Tok::Punct(":")))
+                .map_or(0, |i| i + 1),
+            _ => 0,
+        };
+        if let (Some(kw), Some(name)) = (word(start), word(start + 1)) {
             if matches!(
                 kw,
                 "page" | "frame" | "promise" | "thenable" | "controller" | "script"
@@ -712,6 +720,22 @@ impl Context {
                 self.no_children(line, "expect")?;
                 return Ok(ActionKind::Expect(e));
             }
+            "serve" => {
+                p.next();
+                ActionKind::Serve
+            }
+            "at" | "when" => {
+                p.next();
+                let when = if kw == "at" {
+                    Trigger::At(p.duration()?)
+                } else {
+                    let doc = self.document_name(&mut p)?;
+                    p.keyword("exists")?;
+                    Trigger::Exists(doc)
+                };
+                let actions = self.trigger_block(&mut p, line, toks, &kw)?;
+                return Ok(ActionKind::Trigger { when, actions });
+            }
             "log" | "return" | "throw" | "after" | "on" | "set" => {
                 return Err(p.error_here(format!(
                     "`{kw}` is a script statement: put it inside `task in DOC:`"
@@ -722,13 +746,87 @@ impl Context {
                 return Err(p.error_here(if known {
                     format!("`{kw}...` is a script statement: put it inside `task in DOC:`")
                 } else {
-                    format!("expected an action (page, frame, promise, thenable, controller, script, task, run, flush, step, remove, navigate, back, close, domcontentloaded, load, observe, resolve, reject, expect), found `{kw}`")
+                    format!("expected an action (page, frame, promise, thenable, controller, script, task, run, flush, step, remove, navigate, back, close, domcontentloaded, load, observe, resolve, reject, expect, at, when, serve), found `{kw}`")
                 }));
             }
         };
         p.end()?;
         self.no_children(line, &kw)?;
         Ok(kind)
+    }
+
+    /// The actions of an `at`/`when` block: indented below, or one on the same line after `:`.
+    /// They act on the world; they do not drive it or expect anything.
+    fn trigger_block(
+        &self,
+        p: &mut Parser,
+        line: &Line,
+        toks: &[Token],
+        kw: &str,
+    ) -> Result<Vec<Action>, ParseError> {
+        p.punct(":")?;
+        let mut actions = Vec::new();
+        if p.at_end() {
+            if line.children.is_empty() {
+                return Err(p.error_here(format!(
+                    "expected actions after `{kw} ...:`, on the same line or indented below"
+                )));
+            }
+            for child in &line.children {
+                let child_toks = lex_line(&self.path, child)?;
+                let kind = self.action(child, &child_toks)?;
+                actions.push(self.trigger_action(child.line, child.column, &child.text, kind)?);
+            }
+        } else {
+            if !line.children.is_empty() {
+                return Err(p.error_here(
+                    "a block is either on the line after `:` or indented below it, not both".into(),
+                ));
+            }
+            let (l, c) = p.position();
+            let kind = self.action(line, &toks[p.pos..])?;
+            let text: String = line
+                .positions
+                .iter()
+                .position(|pos| *pos == (l, c))
+                .map(|i| line.text.chars().skip(i).collect())
+                .unwrap_or_else(|| line.text.clone());
+            actions.push(self.trigger_action(l, c, &text, kind)?);
+        }
+        Ok(actions)
+    }
+
+    /// Checks that an action may stand in an `at`/`when` block.
+    fn trigger_action(
+        &self,
+        line: u32,
+        column: u32,
+        text: &str,
+        kind: ActionKind,
+    ) -> Result<Action, ParseError> {
+        let refused = match &kind {
+            ActionKind::Run(_) => Some("`run`, `flush` and `step` drive the simulation"),
+            ActionKind::Expect(_) => Some("`expect` checks the subtest's lines"),
+            ActionKind::Observe {
+                expect: Some(_), ..
+            } => Some("`observe ... =>` runs the simulation (use `observe DOC as NAME`)"),
+            ActionKind::Serve => Some("`serve` marks a point in the subtest's lines"),
+            ActionKind::Trigger { .. } => Some("trigger blocks do not nest"),
+            _ => None,
+        };
+        if let Some(why) = refused {
+            return Err(self.error(
+                line,
+                column,
+                format!("not in an `at`/`when` block: {why}; a block holds actions that act on the world (task, resolve, reject, navigate, back, close, remove, frame, promise, load, observe ... as NAME)"),
+            ));
+        }
+        Ok(Action {
+            line,
+            column,
+            text: text.to_string(),
+            kind,
+        })
     }
 
     /// `loading`, `policy="tools=()"`, `allow="tools *"`, `site-keyed`, in any order.

@@ -156,6 +156,10 @@ pub struct SubtestRun<'a> {
     errored: bool,
     /// Checks run after every unit of work (the explorer's invariants).
     after_unit: Option<UnitCheck>,
+    /// `at`/`when` blocks whose trigger has not held yet, in the order their lines came.
+    triggers: Vec<&'a Action>,
+    /// The lines acted on end here: the subtest's end, or its serve point when serving.
+    end: usize,
 }
 
 /// A check run after every unit: `Some(message)` when it does not hold.
@@ -217,6 +221,8 @@ impl<'a> SubtestRun<'a> {
             messages: Vec::new(),
             errored: false,
             after_unit: None,
+            triggers: Vec::new(),
+            end: subtest.actions.len(),
         }
     }
 
@@ -247,6 +253,9 @@ impl<'a> SubtestRun<'a> {
         self.expected_uncaught.hash(&mut h);
         self.messages.hash(&mut h);
         self.errored.hash(&mut h);
+        for t in &self.triggers {
+            t.line.hash(&mut h);
+        }
         h.finish128()
     }
 
@@ -267,6 +276,11 @@ impl<'a> SubtestRun<'a> {
             if self.errored {
                 return Next::Done;
             }
+            if let Err(message) = self.fire_due_triggers() {
+                self.messages.push(message);
+                self.errored = true;
+                return Next::Done;
+            }
             if let Some(drive) = self.drive {
                 if drive.steps_left == Some(0) {
                     self.finish_drive();
@@ -280,6 +294,9 @@ impl<'a> SubtestRun<'a> {
                     self.fail_line(e.to_string());
                     return Next::Done;
                 }
+                if self.clock_to_next_at(drive.limit) {
+                    continue;
+                }
                 let candidates = self.world.next_candidates(drive.limit);
                 match candidates.len() {
                     0 => self.finish_drive(),
@@ -291,6 +308,9 @@ impl<'a> SubtestRun<'a> {
                     _ => return Next::Choice(candidates),
                 }
                 continue;
+            }
+            if self.index >= self.end {
+                return Next::Done;
             }
             let Some(action) = self.subtest.actions.get(self.index) else {
                 return Next::Done;
@@ -460,6 +480,169 @@ impl<'a> SubtestRun<'a> {
         }
     }
 
+    /// Runs the actions of every `at`/`when` block whose trigger holds now: `at` blocks in
+    /// time order, then `when` blocks, each in the order its line came. A failing action is
+    /// reported as `file:line: message` (its own line).
+    fn fire_due_triggers(&mut self) -> Result<bool, String> {
+        let mut fired = false;
+        loop {
+            let now = self.world.now();
+            let due = self
+                .triggers
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| match &a.kind {
+                    ActionKind::Trigger {
+                        when: Trigger::At(ms),
+                        ..
+                    } if *ms <= now => Some((*ms, 0, i)),
+                    ActionKind::Trigger {
+                        when: Trigger::Exists(doc),
+                        ..
+                    } if matches!(self.world.lookup(doc), Some(Value::Window(_))) => {
+                        Some((0, 1, i))
+                    }
+                    _ => None,
+                })
+                .min();
+            let Some((_, _, i)) = due else {
+                return Ok(fired);
+            };
+            let trigger = self.triggers.remove(i);
+            fired = true;
+            if let ActionKind::Trigger { when, actions } = &trigger.kind {
+                let what = match when {
+                    Trigger::At(ms) => format!("at {ms}ms"),
+                    Trigger::Exists(doc) => format!("when {doc} exists"),
+                };
+                self.world
+                    .harness_note(format!("the block of line {} runs ({what})", trigger.line));
+                for a in actions {
+                    self.act(a)
+                        .map_err(|m| format!("{}:{}: {m}", self.file.path, a.line))?;
+                }
+            }
+        }
+    }
+
+    /// The earliest `at` block still to come.
+    fn next_at(&self) -> Option<u64> {
+        self.triggers
+            .iter()
+            .filter_map(|a| match &a.kind {
+                ActionKind::Trigger {
+                    when: Trigger::At(ms),
+                    ..
+                } => Some(*ms),
+                _ => None,
+            })
+            .min()
+    }
+
+    /// When nothing can run now and an `at` block is due within `limit`, no later than the
+    /// page's next timer, moves the clock to it (the block then runs before that timer).
+    fn clock_to_next_at(&mut self, limit: Option<u64>) -> bool {
+        let Some(at) = self.next_at() else {
+            return false;
+        };
+        let within = limit.is_some_and(|l| at <= l);
+        let before_timers = self.world.next_timer_due().is_none_or(|t| at <= t);
+        if within && before_timers && self.world.candidates().is_empty() {
+            self.world.advance_clock_to(at);
+            return true;
+        }
+        false
+    }
+
+    /// Where `webmcp-ref serve` starts serving a subtest: at its `serve` line, or, without
+    /// one, at its first line that drives the simulation or expects something.
+    pub fn serve_point(subtest: &Subtest) -> usize {
+        subtest
+            .actions
+            .iter()
+            .position(|a| matches!(a.kind, ActionKind::Serve))
+            .or_else(|| {
+                subtest.actions.iter().position(|a| {
+                    matches!(
+                        a.kind,
+                        ActionKind::Run(_)
+                            | ActionKind::Expect(_)
+                            | ActionKind::Observe {
+                                expect: Some(_),
+                                ..
+                            }
+                    )
+                })
+            })
+            .unwrap_or(subtest.actions.len())
+    }
+
+    /// Serving: acts on the subtest's lines up to its serve point (driving the simulation
+    /// and checking expectations as `run` does). An error, or an expectation that does not
+    /// hold, is returned as the lines a report would print.
+    pub fn run_to_serve_point(&mut self) -> Result<(), Vec<String>> {
+        self.end = Self::serve_point(self.subtest);
+        while let Next::Choice(candidates) = self.advance() {
+            self.take(&candidates, None);
+        }
+        let mut problems = self.messages.clone();
+        for e in &self.expectations {
+            if !e.passed && !e.sometimes {
+                problems.push(format!(
+                    "{}:{}:{}: {} (expected {}, actual {})",
+                    self.file.path, e.line, e.column, e.text, e.expected, e.actual
+                ));
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// Serving: runs one unit of work, or the actions of one due `at`/`when` block, letting
+    /// the clock move no further than `limit` (`None`: not at all). `Ok(false)` when nothing
+    /// is left to do within it. A failing block action is an `Err` with its `file:line`; the
+    /// block is gone and serving can go on.
+    pub fn serve_step(&mut self, limit: Option<u64>) -> Result<bool, String> {
+        if self.fire_due_triggers()? {
+            return Ok(true);
+        }
+        if self.clock_to_next_at(limit) {
+            self.fire_due_triggers()?;
+            return Ok(true);
+        }
+        let candidates = self.world.next_candidates(limit);
+        match candidates.len() {
+            0 => return Ok(false),
+            1 => {
+                self.world.run_unit(candidates[0].unit, None);
+                self.unit_ran();
+            }
+            _ => self.take(&candidates, None),
+        }
+        Ok(true)
+    }
+
+    /// The earliest time something is due: one of the page's timers, or an `at` block.
+    pub fn next_due(&self) -> Option<u64> {
+        match (self.world.next_timer_due(), self.next_at()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The subtest being run.
+    pub fn subtest(&self) -> &'a Subtest {
+        self.subtest
+    }
+
+    /// The file being run.
+    pub fn file(&self) -> &'a ScenarioFile {
+        self.file
+    }
+
     fn doc(&self, name: &str) -> Result<DocumentKey, String> {
         match self.world.lookup(name) {
             Some(Value::Window(d)) => Ok(*d),
@@ -470,7 +653,7 @@ impl<'a> SubtestRun<'a> {
 
     /// Acts on one line. A line that drives the simulation starts a drive; the drive's end
     /// moves on to the next line.
-    fn act(&mut self, action: &Action) -> Result<(), String> {
+    fn act(&mut self, action: &'a Action) -> Result<(), String> {
         let profile = self.profile.clone();
         let w = &mut self.world;
         match &action.kind {
@@ -606,6 +789,9 @@ impl<'a> SubtestRun<'a> {
                     self.start_drive(RunKind::Idle, Some((o, self.index)));
                 }
             }
+            // Serving starts here; under `run`, the lines after it go on.
+            ActionKind::Serve => {}
+            ActionKind::Trigger { .. } => self.triggers.push(action),
             ActionKind::Expect(e) => {
                 if applies(&e.tags, &profile) {
                     let before = self.expectations.len();

@@ -38,6 +38,9 @@ pub struct Execution {
     /// The tool's result (or failure) was sent back.
     pub finished: bool,
     pub cancelled: bool,
+    /// What was sent back, as the tool's document had it: for embedders that act as the
+    /// browser agent (the agent gateway), whose answer does not go through the caller's task.
+    pub outcome: Option<Result<String, ErrorValue>>,
 }
 
 impl Execution {
@@ -409,6 +412,7 @@ impl World {
             started: false,
             finished: false,
             cancelled: false,
+            outcome: None,
         });
         // 9. With a signal, add abort steps (see `execute_tool_abort_steps`).
         if let Some(s) = signal {
@@ -767,6 +771,7 @@ impl World {
     fn reply(&mut self, execution: ExecutionKey, outcome: Result<String, ErrorValue>) {
         let e = &mut self.executions[execution];
         e.finished = true;
+        e.outcome = Some(outcome.clone());
         let (caller, promise, name) = (e.caller, e.promise, e.tool_name.clone());
         let outcome = outcome.map(Value::String).map_err(Value::error);
         self.in_parallel(

@@ -163,6 +163,18 @@ pub struct ModelContext {
     pub readiness_check_queued: bool,
     /// webmcp#374: the exposure of the changes this task made, not yet notified.
     pub registry_change: Option<Exposure>,
+    /// How many `toolchange` events have been fired at it: in all, and with `ready` false /
+    /// true. For embedders watching the page (the agent gateway's `toolchange` condition);
+    /// not part of the state the explorer compares.
+    pub toolchanges_fired: ToolchangeCount,
+}
+
+/// A count of `toolchange` events fired at one `ModelContext`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolchangeCount {
+    pub all: u64,
+    /// Indexed by the event's `ready` (false, true).
+    pub with_ready: [u64; 2],
 }
 
 impl std::hash::Hash for ModelContext {
@@ -206,6 +218,7 @@ impl World {
                 last_notified_ready: true,
                 readiness_check_queued: false,
                 registry_change: None,
+                toolchanges_fired: ToolchangeCount::default(),
             }))
     }
 

@@ -742,6 +742,11 @@ impl World {
                 None => "Event".into(),
             }
         );
+        let count = &mut self.model_contexts[context].toolchanges_fired;
+        count.all += 1;
+        if let Some(r) = ready {
+            count.with_ready[usize::from(r)] += 1;
+        }
         let event = Event {
             event_type: "toolchange".into(),
             interface: if ready.is_some() {

@@ -1,0 +1,259 @@
+//! The real-browser check against Debian's Chromium (`apt-get install chromium`): a small
+//! exported file runs in headless Chromium with WebMCP enabled, and its results come back
+//! beside the engine's. These need the browser, so they are ignored by default:
+//!
+//! ```sh
+//! cargo test --test browser -- --ignored
+//! ```
+//!
+//! WEBMCP_REF_BROWSER names another browser binary (default /usr/bin/chromium).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use webmcp_ref::browser::{self, chromium, known::Right, DiffOptions, Verdict};
+use webmcp_ref::scenario::parse_file;
+use webmcp_ref::Profile;
+
+fn browser_path() -> PathBuf {
+    std::env::var_os("WEBMCP_REF_BROWSER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "webmcp-ref-browser-test-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const SCENARIO: &str = r#"title: a small exported file, run in Chromium
+mirrors: spec-tests/browser.rs
+
+subtest "register, list and run a tool; toolchange is heard"
+  page top https://a.test/
+  controller reg in top
+  task in top:
+    on top toolchange: log "toolchange"
+    await top.registerTool({name: "echo", description: "echoes", execute: returns("hi")}, {signal: reg.signal})
+    tools = await top.getTools()
+    result = await top.executeTool(tools["echo"], {})
+    log "result {result}"
+  run
+  expect log == ["toolchange", "result hi"]
+  expect tools.length == 1
+  expect tools[0].origin == "https://a.test"
+  expect top.tools == ["echo"]
+
+subtest "a same-origin iframe's promise and a cross-origin iframe's tool"
+  page top https://a.test/
+  frame same in top https://a.test/same.html
+  frame other in top https://b.test/other.html allow="tools *"
+  promise p in same
+  controller other_reg in other
+  task in same:
+    on p fulfilled as v: log "same saw {v}"
+    after 50ms: resolve p with "done"
+  task in other:
+    await other.registerTool({name: "remote", description: "from b.test", execute: returns("far")}, {exposedTo: ["https://a.test"], signal: other_reg.signal})
+    log "registered in other"
+  run
+  task in top:
+    remote_tools = await top.getTools({fromOrigins: ["https://b.test"]})
+    far = await top.executeTool(remote_tools["remote"])
+  run
+  expect p fulfilled with "done"
+  expect log contains "same saw done"
+  expect log contains "registered in other"
+  expect remote_tools[0].origin == "https://b.test"
+  expect far == "far"
+  expect other.tools == ["remote"]
+
+subtest "waitForToolsUntil, which Chromium 156 does not have"
+  page top https://a.test/
+  promise p in top
+  task in top: top.waitForToolsUntil(p)
+  run
+  expect top.toolsReady == false
+"#;
+
+const KNOWN: &str =
+    "[webmcp-ref-browser-test.https.html :: waitForToolsUntil, which Chromium 156 does not have]
+right: engine
+why: Chromium 156 does not implement PR #373.
+message: waitForToolsUntil is not a function
+";
+
+#[test]
+#[ignore = "needs Debian's chromium (apt-get install chromium)"]
+fn a_small_exported_file_runs_in_chromium_beside_the_engine() {
+    let dir = scratch("diff");
+    let known = dir.join("known.txt");
+    std::fs::write(&known, KNOWN).unwrap();
+    let file = parse_file("webmcp-ref-browser-test.scn", SCENARIO).unwrap();
+    let options = DiffOptions {
+        profile: Profile::named("chromium").unwrap(),
+        browser: browser_path(),
+        known,
+        timeout_seconds: Some(40.0),
+        margin_ms: 100,
+        keep: Some(dir.join("tests")),
+        progress: false,
+        whole_suite: true,
+    };
+    let run = browser::diff_browser(&[file], &options).unwrap();
+    assert!(run.browser.starts_with("Chromium"), "{}", run.browser);
+    let f = &run.files[0];
+    assert_eq!(f.harness, "OK", "{:?}", f.message);
+    let [tools, frames, readiness] = &f.subtests[..] else {
+        panic!("three subtests")
+    };
+    for s in [tools, frames] {
+        let b = s.browser.as_ref().unwrap();
+        assert_eq!(
+            b.status, "PASS",
+            "{}: {:?} {:?}",
+            s.name, b.message, b.checks
+        );
+        assert_eq!(s.verdict, Verdict::Agree, "{}: {:?}", s.name, s.difference);
+    }
+    // Chromium's log, in its order, as the page logged it.
+    let log = &tools.browser.as_ref().unwrap().log;
+    assert_eq!(log, &["toolchange", "result hi"]);
+    let frames_log = &frames.browser.as_ref().unwrap().log;
+    assert!(
+        frames_log.contains(&"same saw done".to_string()),
+        "{frames_log:?}"
+    );
+    assert!(
+        frames_log.contains(&"registered in other".to_string()),
+        "{frames_log:?}"
+    );
+    // Every expectation was checked in the page, line by line.
+    assert_eq!(tools.browser.as_ref().unwrap().checks.len(), 4);
+    assert!(tools
+        .browser
+        .as_ref()
+        .unwrap()
+        .checks
+        .iter()
+        .all(|c| c.passed));
+    // The difference is there, listed, and explained.
+    let b = readiness.browser.as_ref().unwrap();
+    assert_eq!(b.status, "FAIL");
+    assert_eq!(readiness.verdict, Verdict::Differ);
+    assert!(
+        b.uncaught
+            .iter()
+            .any(|u| u.text.contains("waitForToolsUntil is not a function")),
+        "{:?}",
+        b.uncaught
+    );
+    assert_eq!(
+        readiness.known.as_ref().map(|k| k.right),
+        Some(Right::Engine)
+    );
+    assert!(
+        run.passed(),
+        "every disagreement is known and nothing is stale"
+    );
+    assert!(run.stale.is_empty());
+    // The exported test is on disk as WPT would have it.
+    assert!(dir
+        .join("tests/webmcp-ref-browser-test.https.html")
+        .is_file());
+    assert!(dir.join("tests/resources/webmcp-ref.js").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[ignore = "needs Debian's chromium (apt-get install chromium)"]
+fn a_stale_or_missing_known_difference_fails_the_run() {
+    let dir = scratch("stale");
+    let known = dir.join("known.txt");
+    // The readiness subtest's difference is not listed; a subtest that agrees is.
+    std::fs::write(
+        &known,
+        "[webmcp-ref-browser-test.https.html :: register, list and run a tool; toolchange is heard]\nright: chromium\nwhy: listed on purpose, though it agrees\n",
+    )
+    .unwrap();
+    let file = parse_file("webmcp-ref-browser-test.scn", SCENARIO).unwrap();
+    let options = DiffOptions {
+        profile: Profile::named("chromium").unwrap(),
+        browser: browser_path(),
+        known,
+        timeout_seconds: Some(40.0),
+        margin_ms: 100,
+        keep: None,
+        progress: false,
+        whole_suite: true,
+    };
+    let run = browser::diff_browser(&[file], &options).unwrap();
+    assert!(!run.passed());
+    assert_eq!(run.stale.len(), 1, "the agreeing subtest's entry is stale");
+    let unexplained: Vec<_> = run
+        .subtests()
+        .filter(|(_, s)| s.verdict == Verdict::Differ && s.known.is_none())
+        .collect();
+    assert_eq!(unexplained.len(), 1);
+    let human = browser::report::render(
+        &run,
+        browser::OutputFormat::Human {
+            verbose: false,
+            suggest: true,
+        },
+    );
+    assert!(human.contains("UNEXPLAINED"), "{human}");
+    assert!(human.contains("Stale known differences"), "{human}");
+    assert!(human.contains("[webmcp-ref-browser-test.https.html :: waitForToolsUntil, which Chromium 156 does not have]"), "{human}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A page that never reports fails its file when its time is up, and the browser's whole
+/// process group is gone afterwards.
+#[test]
+#[ignore = "needs Debian's chromium (apt-get install chromium)"]
+fn a_page_that_never_reports_is_killed_after_its_time() {
+    let dir = scratch("hang");
+    std::fs::write(
+        dir.join("hang.html"),
+        "<!DOCTYPE html><title>never reports</title><p>waiting",
+    )
+    .unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let server = browser::server::Server::start(dir.clone(), sender).unwrap();
+    let started = Instant::now();
+    let outcome = chromium::run_page(
+        &browser_path(),
+        &format!("{}/hang.html", server.origin()),
+        &dir,
+        Duration::from_secs(3),
+        &receiver,
+    );
+    assert!(
+        matches!(outcome, chromium::PageOutcome::TimedOut),
+        "{outcome:?}"
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_secs(3) && took < Duration::from_secs(15),
+        "{took:?}"
+    );
+    // No process of this test's browser (run with this scratch folder) is left running.
+    std::thread::sleep(Duration::from_millis(300));
+    let marker = dir.join("profile").display().to_string();
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&marker))
+        .collect();
+    assert!(left.is_empty(), "browser processes left: {left:?}");
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

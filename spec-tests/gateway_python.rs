@@ -1,0 +1,38 @@
+//! A real MCP client against the built binary over stdio: the Python `mcp` package runs
+//! spec-tests/mcp_client.py, which serves served/shop.scn in real time, lists the tools,
+//! waits for the late tool, observes the page, sees `notifications/tools/list_changed`, and
+//! calls a page tool.
+//!
+//! Ignored by default (it needs Python with `mcp` installed); `.ci/run` creates a virtual
+//! environment, installs `mcp` from PyPI, and runs this test with `WEBMCP_REF_PYTHON` naming
+//! the environment's interpreter:
+//!
+//! ```sh
+//! WEBMCP_REF_PYTHON=.venv/bin/python cargo test --test gateway_python -- --ignored
+//! ```
+
+use std::process::Command;
+
+#[test]
+#[ignore = "needs WEBMCP_REF_PYTHON: a Python with the `mcp` package (see .ci/run)"]
+fn a_python_mcp_client_lists_observes_waits_and_sees_list_changed() {
+    let python = std::env::var("WEBMCP_REF_PYTHON")
+        .expect("WEBMCP_REF_PYTHON names a Python interpreter with the `mcp` package installed");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = Command::new(&python)
+        .arg(format!("{root}/spec-tests/mcp_client.py"))
+        .arg(env!("CARGO_BIN_EXE_webmcp-ref"))
+        .arg(format!("{root}/served/shop.scn"))
+        .current_dir(root)
+        .output()
+        .unwrap_or_else(|e| panic!("{python} could not run: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "the Python MCP client failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+}

@@ -1,0 +1,591 @@
+//! The real-browser check (`webmcp-ref diff-browser`): export the scenarios as WPT tests, serve
+//! them on loopback, run each file in headless Chromium with WebMCP enabled, and put each
+//! subtest's result and log beside the engine's own for the same file under a profile.
+//!
+//! A subtest agrees when the browser's status is the engine's (the engine checks every
+//! expectation of the scenario; the browser the ones a page can check) and, where the export
+//! kept every line that changes the world, when the browser's log is one the engine permits:
+//! one of the logs `explore` reaches on some schedule of the scenario (every schedule the spec
+//! permits), so that an order the spec leaves open is not a disagreement. Every disagreement
+//! must be listed, with its reason, in the known differences (see [`known`]); an entry that no
+//! longer disagrees is stale and fails the run too.
+
+pub mod chromium;
+pub mod known;
+pub mod report;
+pub mod server;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::explore::{explore_file, ExploreOptions, Progress};
+use crate::export::{export_file, write_tree, ExportedFile, LeftOut};
+use crate::profile::Profile;
+use crate::scenario::{run_file, RunOptions, ScenarioFile, Status};
+use known::KnownDifference;
+
+/// How to run the check.
+#[derive(Clone, Debug)]
+pub struct DiffOptions {
+    /// The engine's profile, and the one whose expectations the exported tests assert.
+    pub profile: Profile,
+    pub browser: PathBuf,
+    pub known: PathBuf,
+    /// Seconds per file before its browser is killed (default: its harness timeout + 20 s).
+    pub timeout_seconds: Option<f64>,
+    /// The margin each real-time wait adds, in milliseconds.
+    pub margin_ms: u64,
+    /// Keep the exported tests here instead of a temporary folder.
+    pub keep: Option<PathBuf>,
+    /// A line on stderr per file.
+    pub progress: bool,
+    /// The run covers the whole suite the list is about: an entry naming a file that is not in
+    /// the run is stale. Otherwise entries of other files are not looked at.
+    pub whole_suite: bool,
+}
+
+/// The known-differences list of the checkout this build came from (or of the current
+/// folder, when it has one).
+pub fn default_known_differences() -> PathBuf {
+    let here = PathBuf::from("browser-diff/known-differences.txt");
+    if here.is_file() {
+        return here;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("browser-diff/known-differences.txt")
+}
+
+/// Why the check could not run.
+#[derive(Debug, Error)]
+pub enum DiffError {
+    #[error("{0}")]
+    Known(#[from] known::KnownError),
+    #[error("{path}: {reason}")]
+    Io { path: String, reason: String },
+    #[error("the browser: {0}")]
+    Browser(String),
+}
+
+/// How output is rendered.
+#[derive(Clone, Copy, Debug)]
+pub enum OutputFormat {
+    Human { verbose: bool, suggest: bool },
+    Json,
+    Wptreport,
+}
+
+/// The whole run.
+#[derive(Debug, Serialize)]
+pub struct DiffRun {
+    /// The browser's version line.
+    pub browser: String,
+    pub profile: String,
+    pub known_differences: String,
+    pub margin_ms: u64,
+    pub files: Vec<FileDiff>,
+    /// Listed differences that no longer disagree (or name no subtest).
+    pub stale: Vec<KnownDifference>,
+    /// Wall time of the whole run, in seconds.
+    pub seconds: f64,
+}
+
+/// One file: the browser's run of its exported test, and each subtest compared.
+#[derive(Debug, Serialize)]
+pub struct FileDiff {
+    pub source: String,
+    pub test_path: String,
+    /// The harness's status (OK, ERROR, TIMEOUT), or what happened to the browser (`KILLED`
+    /// after the file's time, `CRASH`), or `NOT RUN` when nothing of the file was exported.
+    pub harness: String,
+    pub message: Option<String>,
+    pub seconds: f64,
+    pub subtests: Vec<SubtestDiff>,
+}
+
+/// One subtest, both sides.
+#[derive(Debug, Serialize)]
+pub struct SubtestDiff {
+    pub name: String,
+    pub line: u32,
+    pub exported_name: Option<String>,
+    pub left_out: Vec<LeftOut>,
+    pub log_comparable: bool,
+    pub engine: EngineSide,
+    pub browser: Option<BrowserSide>,
+    pub verdict: Verdict,
+    /// What differs, in a line.
+    pub difference: Option<String>,
+    /// The listed known difference that explains it.
+    pub known: Option<KnownDifference>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct EngineSide {
+    pub status: String,
+    pub log: Vec<String>,
+    pub messages: Vec<String>,
+    /// How many distinct logs the engine's schedules reach (the browser's must be one).
+    pub permitted_logs: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BrowserSide {
+    pub status: String,
+    pub message: Option<String>,
+    pub log: Vec<String>,
+    pub checks: Vec<BrowserCheck>,
+    pub uncaught: Vec<BrowserUncaught>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Agree,
+    Differ,
+    NotExported,
+}
+
+impl DiffRun {
+    pub fn subtests(&self) -> impl Iterator<Item = (&FileDiff, &SubtestDiff)> {
+        self.files
+            .iter()
+            .flat_map(|f| f.subtests.iter().map(move |s| (f, s)))
+    }
+
+    /// Every disagreement is listed, and no listed one is stale.
+    pub fn passed(&self) -> bool {
+        self.stale.is_empty()
+            && self
+                .subtests()
+                .all(|(_, s)| s.verdict != Verdict::Differ || s.known.is_some())
+    }
+}
+
+// ---- what the page POSTs ------------------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+struct PageReport {
+    status: String,
+    message: Option<String>,
+    tests: Vec<PageTest>,
+    webmcp_ref: Option<HelperReport>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PageTest {
+    name: String,
+    status: String,
+    message: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct HelperReport {
+    subtests: Vec<HelperSubtest>,
+}
+
+#[derive(Debug, Deserialize)]
+struct HelperSubtest {
+    name: String,
+    log: Vec<String>,
+    checks: Vec<BrowserCheck>,
+    uncaught: Vec<BrowserUncaught>,
+}
+
+/// One expectation as the browser checked it.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct BrowserCheck {
+    pub line: u32,
+    pub text: String,
+    pub passed: bool,
+    pub message: String,
+    #[serde(default)]
+    pub sometimes: bool,
+}
+
+/// An exception a scenario script threw in the browser and nothing caught.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct BrowserUncaught {
+    pub name: String,
+    pub text: String,
+    #[serde(default)]
+    pub realm: String,
+}
+
+// ---- the run ------------------------------------------------------------------------------
+
+/// A folder of our own under the system's temporary folder.
+fn scratch_dir() -> std::io::Result<PathBuf> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!(
+        "webmcp-ref-diff-browser-{}-{nanos}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// Runs the check on `files`.
+pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<DiffRun, DiffError> {
+    let started = Instant::now();
+    let known_text = std::fs::read_to_string(&options.known).map_err(|e| DiffError::Io {
+        path: options.known.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let known = known::parse(&options.known.display().to_string(), &known_text)?;
+    let version = chromium::version(&options.browser).map_err(DiffError::Browser)?;
+
+    let exported: Vec<ExportedFile> = files
+        .iter()
+        .map(|f| export_file(f, &options.profile))
+        .collect();
+    let scratch = scratch_dir().map_err(|e| DiffError::Io {
+        path: std::env::temp_dir().display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let root = options
+        .keep
+        .clone()
+        .unwrap_or_else(|| scratch.join("tests"));
+    write_tree(&exported, &root).map_err(|e| DiffError::Io {
+        path: root.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let server = server::Server::start(root.clone(), sender).map_err(|e| DiffError::Io {
+        path: "127.0.0.1 and 127.0.0.2".into(),
+        reason: format!("cannot listen: {e}"),
+    })?;
+
+    let mut diffs = Vec::new();
+    for (i, (file, export)) in files.iter().zip(&exported).enumerate() {
+        let file_started = Instant::now();
+        let (harness, message, page) = if export.exported().next().is_none() {
+            (
+                "NOT RUN".to_string(),
+                Some("nothing of it is exported".into()),
+                None,
+            )
+        } else {
+            let url = format!(
+                "{}/{}?webmcp-ref-margin={}",
+                server.origin(),
+                export.test_path,
+                options.margin_ms.max(1)
+            );
+            let harness_timeout = if export.html.contains("content=\"long\"") {
+                60.0
+            } else {
+                10.0
+            };
+            let timeout =
+                Duration::from_secs_f64(options.timeout_seconds.unwrap_or(harness_timeout + 20.0));
+            match chromium::run_page(&options.browser, &url, &scratch, timeout, &receiver) {
+                chromium::PageOutcome::Reported(body) => {
+                    match serde_json::from_str::<PageReport>(&body) {
+                        Ok(r) => (r.status.clone(), r.message.clone(), Some(r)),
+                        Err(e) => (
+                            "ERROR".to_string(),
+                            Some(format!("the page's report does not parse: {e}")),
+                            None,
+                        ),
+                    }
+                }
+                chromium::PageOutcome::TimedOut => (
+                    "KILLED".to_string(),
+                    Some(format!(
+                        "no result within {:.0} s: the browser was killed",
+                        timeout.as_secs_f64()
+                    )),
+                    None,
+                ),
+                chromium::PageOutcome::Failed(why) => ("CRASH".to_string(), Some(why), None),
+            }
+        };
+        let seconds = file_started.elapsed().as_secs_f64();
+        let diff = compare_file(
+            file,
+            export,
+            &options.profile,
+            harness,
+            message,
+            page,
+            seconds,
+        );
+        if options.progress {
+            let ran = diff.subtests.iter().filter(|s| s.browser.is_some()).count();
+            let agree = diff
+                .subtests
+                .iter()
+                .filter(|s| s.verdict == Verdict::Agree)
+                .count();
+            eprintln!(
+                "[{}/{}] {}: {} ({ran} subtests ran, {agree} agree) {:.1} s",
+                i + 1,
+                files.len(),
+                diff.test_path,
+                diff.harness,
+                diff.seconds
+            );
+        }
+        diffs.push(diff);
+    }
+    drop(server);
+    // The browser profiles, and the exported tests unless they were to be kept elsewhere.
+    let _ = std::fs::remove_dir_all(&scratch);
+
+    let stale = match_known(&mut diffs, &known, options.whole_suite);
+    Ok(DiffRun {
+        browser: version,
+        profile: options.profile.name.clone(),
+        known_differences: options.known.display().to_string(),
+        margin_ms: options.margin_ms,
+        files: diffs,
+        stale,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The engine's run of a file, and every log each subtest reaches on some schedule.
+fn engine_side(
+    file: &ScenarioFile,
+    profile: &Profile,
+) -> BTreeMap<(String, u32), (EngineSide, BTreeSet<String>)> {
+    let results = run_file(
+        file,
+        &RunOptions {
+            profile: profile.clone(),
+            ..RunOptions::default()
+        },
+    );
+    let explorations = explore_file(
+        file,
+        &ExploreOptions {
+            profile: profile.clone(),
+            subtest: None,
+            max_schedules: Some(100_000),
+            max_seconds: Some(20.0),
+            reduce: true,
+            invariants: false,
+        },
+        &Progress::default(),
+    );
+    let mut out = BTreeMap::new();
+    for sub in results.subtests {
+        let log: Vec<String> = sub.log.iter().map(|l| l.text.clone()).collect();
+        let mut permitted: BTreeSet<String> = explorations
+            .iter()
+            .filter(|e| e.subtest == sub.name && e.line == sub.line)
+            .flat_map(|e| e.outcomes.iter())
+            .filter_map(|o| {
+                o.values
+                    .iter()
+                    .find(|(k, _)| k == "log")
+                    .map(|(_, v)| v.clone())
+            })
+            .collect();
+        permitted.insert(format!("{log:?}"));
+        let mut messages: Vec<String> = sub
+            .expectations
+            .iter()
+            .filter(|e| !e.passed && !e.sometimes)
+            .map(|e| {
+                format!(
+                    "line {}: {}: expected {}, got {}",
+                    e.line, e.text, e.expected, e.actual
+                )
+            })
+            .collect();
+        messages.extend(sub.messages.iter().cloned());
+        let status = match sub.status {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::Error => "ERROR",
+        };
+        out.insert(
+            (sub.name.clone(), sub.line),
+            (
+                EngineSide {
+                    status: status.into(),
+                    log,
+                    messages,
+                    permitted_logs: permitted.len(),
+                },
+                permitted,
+            ),
+        );
+    }
+    out
+}
+
+fn compare_file(
+    file: &ScenarioFile,
+    export: &ExportedFile,
+    profile: &Profile,
+    harness: String,
+    message: Option<String>,
+    page: Option<PageReport>,
+    seconds: f64,
+) -> FileDiff {
+    let mut engine = engine_side(file, profile);
+    let mut subtests = Vec::new();
+    for sub in &export.subtests {
+        let (engine_side, permitted) = engine.remove(&(sub.name.clone(), sub.line)).unwrap_or((
+            EngineSide {
+                status: "ERROR".into(),
+                log: Vec::new(),
+                messages: vec!["the engine has no result for this subtest".into()],
+                permitted_logs: 0,
+            },
+            BTreeSet::new(),
+        ));
+        let browser = sub.exported_name.as_ref().map(|name| {
+            let test = page
+                .as_ref()
+                .and_then(|p| p.tests.iter().find(|t| &t.name == name));
+            let helper = page
+                .as_ref()
+                .and_then(|p| p.webmcp_ref.as_ref())
+                .and_then(|h| h.subtests.iter().find(|s| s.name == sub.name));
+            BrowserSide {
+                status: test
+                    .map(|t| t.status.clone())
+                    .unwrap_or_else(|| "MISSING".into()),
+                message: test.and_then(|t| t.message.clone()).or_else(|| {
+                    test.is_none().then(|| {
+                        format!(
+                            "no result: the file's run ended {}",
+                            match &message {
+                                Some(m) => format!("with {harness} ({m})"),
+                                None => format!("with {harness}"),
+                            }
+                        )
+                    })
+                }),
+                log: helper.map(|h| h.log.clone()).unwrap_or_default(),
+                checks: helper.map(|h| h.checks.clone()).unwrap_or_default(),
+                uncaught: helper.map(|h| h.uncaught.clone()).unwrap_or_default(),
+            }
+        });
+        let (verdict, difference) = match &browser {
+            None => (Verdict::NotExported, None),
+            Some(b) => {
+                let engine_passed = engine_side.status == "PASS";
+                let browser_passed = b.status == "PASS";
+                let engine_failed = engine_side.status != "PASS";
+                let browser_failed = b.status == "FAIL";
+                if !(engine_passed && browser_passed || engine_failed && browser_failed) {
+                    (
+                        Verdict::Differ,
+                        Some(format!(
+                            "status: engine {}, chromium {}",
+                            engine_side.status, b.status
+                        )),
+                    )
+                } else if sub.log_comparable && !permitted.contains(&format!("{:?}", b.log)) {
+                    (
+                        Verdict::Differ,
+                        Some(format!(
+                            "log: chromium's log is not one the engine reaches on any schedule ({} permitted)",
+                            permitted.len()
+                        )),
+                    )
+                } else {
+                    (Verdict::Agree, None)
+                }
+            }
+        };
+        subtests.push(SubtestDiff {
+            name: sub.name.clone(),
+            line: sub.line,
+            exported_name: sub.exported_name.clone(),
+            left_out: sub.left_out.clone(),
+            log_comparable: sub.log_comparable,
+            engine: engine_side,
+            browser,
+            verdict,
+            difference,
+            known: None,
+        });
+    }
+    FileDiff {
+        source: export.source.clone(),
+        test_path: export.test_path.clone(),
+        harness,
+        message,
+        seconds,
+        subtests,
+    }
+}
+
+/// The text a known difference's `message:` must be found in: the browser's messages, its
+/// failed checks, its uncaught exceptions, its log, and the engine's messages.
+fn evidence(s: &SubtestDiff) -> String {
+    let mut text = String::new();
+    if let Some(b) = &s.browser {
+        if let Some(m) = &b.message {
+            text.push_str(m);
+            text.push('\n');
+        }
+        for c in &b.checks {
+            if !c.passed {
+                text.push_str(&format!("line {}: {}: {}\n", c.line, c.text, c.message));
+            }
+        }
+        for u in &b.uncaught {
+            text.push_str(&u.text);
+            text.push('\n');
+        }
+        for l in &b.log {
+            text.push_str(l);
+            text.push('\n');
+        }
+    }
+    if let Some(d) = &s.difference {
+        text.push_str(d);
+        text.push('\n');
+    }
+    for m in &s.engine.messages {
+        text.push_str(m);
+        text.push('\n');
+    }
+    text
+}
+
+/// Attaches each listed difference to the disagreement it explains; returns the stale ones.
+fn match_known(
+    diffs: &mut [FileDiff],
+    known: &[KnownDifference],
+    whole_suite: bool,
+) -> Vec<KnownDifference> {
+    let mut stale = Vec::new();
+    for k in known {
+        if !whole_suite && !diffs.iter().any(|f| f.test_path == k.file) {
+            continue;
+        }
+        let found = diffs
+            .iter_mut()
+            .filter(|f| f.test_path == k.file)
+            .flat_map(|f| f.subtests.iter_mut())
+            .find(|s| s.name == k.subtest);
+        match found {
+            Some(s)
+                if s.verdict == Verdict::Differ
+                    && k.message
+                        .as_ref()
+                        .is_none_or(|m| evidence(s).contains(m.as_str())) =>
+            {
+                s.known = Some(k.clone());
+            }
+            // An intermittent difference that did not show this time.
+            Some(s) if k.intermittent && s.verdict == Verdict::Agree => {}
+            _ => stale.push(k.clone()),
+        }
+    }
+    stale
+}

@@ -1,0 +1,326 @@
+//! The loopback HTTP/1.1 server of the real-browser check: it serves the exported tests, the
+//! harness (`/resources/testharness.js`, `/resources/testharnessreport.js`) and
+//! `/common/get-host-info.sub.js`, on one port of three loopback origins, and takes the
+//! results the report POSTs to `/webmcp-ref/results`.
+//!
+//! The origins are `http://localhost:PORT` (the test pages: WPT's `HTTPS_ORIGIN`),
+//! `http://127.0.0.1:PORT` (`HTTPS_REMOTE_ORIGIN`, as WPT's own get-host-info gives it when
+//! the test host is localhost) and `http://127.0.0.2:PORT` (`HTTPS_OTHER_NOTSAMESITE_ORIGIN`).
+//! All three are potentially trustworthy (loopback), so secure-context APIs work without TLS,
+//! and they are three sites. A thread per connection; one request per connection.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::export::{TESTHARNESSREPORT_JS, TESTHARNESS_JS};
+
+/// A report POSTed by a test page.
+#[derive(Debug)]
+pub struct Posted {
+    pub body: String,
+}
+
+/// The running server; it stops when dropped.
+pub struct Server {
+    pub port: u16,
+    stop: Arc<AtomicBool>,
+    addresses: Vec<SocketAddr>,
+}
+
+impl Server {
+    /// The test pages' origin.
+    pub fn origin(&self) -> String {
+        format!("http://localhost:{}", self.port)
+    }
+
+    /// Starts serving `root` on a free port of 127.0.0.1, the same port of 127.0.0.2, and of
+    /// ::1 when the machine has it (so that `localhost` answers whichever address a browser
+    /// tries first).
+    pub fn start(root: PathBuf, results: Sender<Posted>) -> std::io::Result<Server> {
+        let mut last_error = None;
+        for _ in 0..20 {
+            let first = TcpListener::bind((Ipv4Addr::new(127, 0, 0, 1), 0))?;
+            let port = first.local_addr()?.port();
+            let second = match TcpListener::bind((Ipv4Addr::new(127, 0, 0, 2), port)) {
+                Ok(l) => l,
+                Err(e) => {
+                    last_error = Some(e);
+                    continue;
+                }
+            };
+            let mut listeners = vec![first, second];
+            if let Ok(l) = TcpListener::bind((Ipv6Addr::LOCALHOST, port)) {
+                listeners.push(l);
+            }
+            let stop = Arc::new(AtomicBool::new(false));
+            let mut addresses = Vec::new();
+            for listener in listeners {
+                addresses.push(listener.local_addr()?);
+                let root = root.clone();
+                let results = results.clone();
+                let stop = stop.clone();
+                std::thread::Builder::new()
+                    .name("diff-browser server".into())
+                    .spawn(move || accept(listener, root, port, results, stop))?;
+            }
+            return Ok(Server {
+                port,
+                stop,
+                addresses,
+            });
+        }
+        Err(last_error.unwrap_or_else(|| std::io::Error::other("no free port")))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake each accept loop so that it sees the flag.
+        for a in &self.addresses {
+            let _ = TcpStream::connect_timeout(a, Duration::from_millis(200));
+        }
+    }
+}
+
+fn accept(
+    listener: TcpListener,
+    root: PathBuf,
+    port: u16,
+    results: Sender<Posted>,
+    stop: Arc<AtomicBool>,
+) {
+    for stream in listener.incoming() {
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(stream) = stream else { continue };
+        let root = root.clone();
+        let results = results.clone();
+        let _ = std::thread::Builder::new()
+            .name("diff-browser connection".into())
+            .spawn(move || {
+                let _ = handle(stream, &root, port, &results);
+            });
+    }
+}
+
+struct Request {
+    method: String,
+    path: String,
+    body: Vec<u8>,
+}
+
+fn read_request(stream: &TcpStream) -> std::io::Result<Option<Request>> {
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    if reader.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    let mut parts = line.split_whitespace();
+    let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
+        return Ok(None);
+    };
+    let mut length = 0usize;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header)? == 0 {
+            break;
+        }
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            if name.trim().eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0; length.min(64 << 20)];
+    reader.read_exact(&mut body)?;
+    let path = target.split(['?', '#']).next().unwrap_or("/").to_string();
+    Ok(Some(Request {
+        method: method.to_string(),
+        path,
+        body,
+    }))
+}
+
+fn respond(
+    mut stream: &TcpStream,
+    status: &str,
+    content_type: &str,
+    body: &[u8],
+    head_only: bool,
+) -> std::io::Result<()> {
+    let header = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(header.as_bytes())?;
+    if !head_only {
+        stream.write_all(body)?;
+    }
+    stream.flush()
+}
+
+fn handle(
+    stream: TcpStream,
+    root: &Path,
+    port: u16,
+    results: &Sender<Posted>,
+) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let Some(request) = read_request(&stream)? else {
+        return Ok(());
+    };
+    let head_only = request.method == "HEAD";
+    match (request.method.as_str(), request.path.as_str()) {
+        ("POST", "/webmcp-ref/results") => {
+            let body = String::from_utf8_lossy(&request.body).into_owned();
+            let _ = results.send(Posted { body });
+            respond(&stream, "204 No Content", "text/plain", b"", false)
+        }
+        ("GET" | "HEAD", "/resources/testharness.js") => respond(
+            &stream,
+            "200 OK",
+            "text/javascript; charset=utf-8",
+            TESTHARNESS_JS.as_bytes(),
+            head_only,
+        ),
+        ("GET" | "HEAD", "/resources/testharnessreport.js") => respond(
+            &stream,
+            "200 OK",
+            "text/javascript; charset=utf-8",
+            TESTHARNESSREPORT_JS.as_bytes(),
+            head_only,
+        ),
+        ("GET" | "HEAD", "/common/get-host-info.sub.js") => respond(
+            &stream,
+            "200 OK",
+            "text/javascript; charset=utf-8",
+            host_info(port).as_bytes(),
+            head_only,
+        ),
+        ("GET" | "HEAD", path) => match file_below(root, path) {
+            Some(file) => match std::fs::read(&file) {
+                Ok(bytes) => respond(&stream, "200 OK", content_type(&file), &bytes, head_only),
+                Err(_) => respond(
+                    &stream,
+                    "404 Not Found",
+                    "text/plain",
+                    b"not found",
+                    head_only,
+                ),
+            },
+            None => respond(
+                &stream,
+                "404 Not Found",
+                "text/plain",
+                b"not found",
+                head_only,
+            ),
+        },
+        _ => respond(
+            &stream,
+            "405 Method Not Allowed",
+            "text/plain",
+            b"method not allowed",
+            false,
+        ),
+    }
+}
+
+/// The file a URL path names below `root`, if it names one (no `..`, no absolute escapes).
+fn file_below(root: &Path, path: &str) -> Option<PathBuf> {
+    let decoded = percent_decode(path)?;
+    let mut file = root.to_path_buf();
+    for c in Path::new(decoded.trim_start_matches('/')).components() {
+        match c {
+            Component::Normal(part) => file.push(part),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    file.is_file().then_some(file)
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript; charset=utf-8",
+        Some("json") => "application/json",
+        Some("css") => "text/css",
+        _ => "application/octet-stream",
+    }
+}
+
+/// `/common/get-host-info.sub.js` for this server: the keys WPT's version has that tests use,
+/// with the loopback origins in place of WPT's hosts.
+pub fn host_info(port: u16) -> String {
+    let a = format!("http://localhost:{port}");
+    let b = format!("http://127.0.0.1:{port}");
+    let c = format!("http://127.0.0.2:{port}");
+    format!(
+        r#"// get_host_info() of `webmcp-ref diff-browser`'s loopback server, standing in for WPT's
+// /common/get-host-info.sub.js: the test pages are on {a}; the remote origin is {b} (what
+// WPT's own file gives when the host is localhost); the other, not same-site origin is {c}.
+function get_host_info() {{
+  return {{
+    HTTP_PORT: "{port}",
+    HTTPS_PORT: "{port}",
+    ORIGINAL_HOST: "localhost",
+    REMOTE_HOST: "127.0.0.1",
+    ORIGIN: "{a}",
+    HTTP_ORIGIN: "{a}",
+    HTTPS_ORIGIN: "{a}",
+    REMOTE_ORIGIN: "{b}",
+    HTTP_REMOTE_ORIGIN: "{b}",
+    HTTPS_REMOTE_ORIGIN: "{b}",
+    NOTSAMESITE_ORIGIN: "{c}",
+    HTTP_NOTSAMESITE_ORIGIN: "{c}",
+    HTTPS_NOTSAMESITE_ORIGIN: "{c}",
+    OTHER_ORIGIN: "{c}",
+    HTTPS_OTHER_ORIGIN: "{c}",
+    HTTPS_OTHER_NOTSAMESITE_ORIGIN: "{c}",
+  }};
+}}
+"#
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_below_the_root() {
+        let root = std::env::temp_dir();
+        assert!(file_below(&root, "/../etc/passwd").is_none());
+        assert!(file_below(&root, "/%2e%2e/etc/passwd").is_none());
+        assert_eq!(percent_decode("/a%20b").as_deref(), Some("/a b"));
+    }
+}

@@ -1,0 +1,208 @@
+//! JavaScript text: literals, identifiers, property access, template strings, comments, all
+//! safe to put inside an HTML `<script>` element.
+
+use crate::platform::value::number_to_js_string;
+
+/// The origins a scenario may use, in the order the exported test maps them: the test page's
+/// own origin, WPT's `HTTPS_REMOTE_ORIGIN`, and WPT's `HTTPS_OTHER_NOTSAMESITE_ORIGIN`.
+pub const SCENARIO_ORIGINS: [&str; 3] = ["https://a.test", "https://b.test", "https://c.test"];
+
+/// Words that cannot name a variable or parameter in JavaScript.
+const RESERVED: &[&str] = &[
+    "arguments",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "eval",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "implements",
+    "import",
+    "in",
+    "instanceof",
+    "interface",
+    "let",
+    "new",
+    "null",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "static",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "undefined",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
+    // The two names every generated block takes as parameters.
+    "s",
+    "w",
+];
+
+/// Whether `name` is a JavaScript IdentifierName (a property name that needs no brackets).
+pub fn is_identifier_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) if c.is_alphabetic() || c == '_' || c == '$' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
+/// A scenario name used as a local variable (a callback's parameter): renamed when it is not a
+/// usable JavaScript binding.
+pub fn local(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| if c == '-' { '_' } else { c })
+        .collect();
+    if RESERVED.contains(&out.as_str()) || !is_identifier_name(&out) {
+        out.push('_');
+    }
+    out
+}
+
+/// `target.name`, or `target["name"]` when `name` is not an IdentifierName.
+pub fn member(target: &str, name: &str) -> String {
+    if is_identifier_name(name) {
+        format!("{target}.{name}")
+    } else {
+        format!("{target}[{}]", string(name))
+    }
+}
+
+/// An object literal's key.
+pub fn key(name: &str) -> String {
+    if is_identifier_name(name) {
+        name.to_string()
+    } else {
+        string(name)
+    }
+}
+
+/// A string literal; `</` is written `<\/` so that it cannot close the script element.
+pub fn string(s: &str) -> String {
+    let quoted = serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+    quoted.replace("</", "<\\/").replace("<!--", "<\\!--")
+}
+
+/// A number literal.
+pub fn number(n: f64) -> String {
+    if n.is_nan() {
+        return "NaN".into();
+    }
+    if n == 0.0 && n.is_sign_negative() {
+        return "-0".into();
+    }
+    number_to_js_string(n)
+}
+
+/// The scenario origin a string literal names, if it is one of the mapped origins or a URL on
+/// one of them.
+pub fn scenario_origin_of(s: &str) -> Option<&'static str> {
+    SCENARIO_ORIGINS.iter().copied().find(|o| {
+        s == *o
+            || s.strip_prefix(o)
+                .is_some_and(|rest| rest.starts_with('/') || rest.starts_with('?'))
+    })
+}
+
+/// A string literal that may name a scenario origin: origins (and URLs on them) become
+/// `w.origin("https://a.test")`, which the test maps to a real origin when it runs.
+pub fn string_mapped(s: &str) -> String {
+    if scenario_origin_of(s).is_some() {
+        format!("w.origin({})", string(s))
+    } else {
+        string(s)
+    }
+}
+
+/// Text of a template literal (between backquotes).
+pub fn template_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '`' => out.push_str("\\`"),
+            '$' if chars.peek() == Some(&'{') => out.push_str("\\$"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '<' if chars.peek() == Some(&'/') => out.push_str("<\\"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A line comment's text: one line, unable to close the script element.
+pub fn comment(s: &str) -> String {
+    s.replace(['\n', '\r'], " ").replace("</", "<\\/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_javascript_reserves_are_renamed() {
+        assert_eq!(local("value"), "value");
+        assert_eq!(local("default"), "default_");
+        assert_eq!(local("test-tool"), "test_tool");
+        assert_eq!(local("s"), "s_");
+        assert_eq!(member("s", "test-tool"), "s[\"test-tool\"]");
+        assert_eq!(member("s", "class"), "s.class");
+    }
+
+    #[test]
+    fn strings_cannot_close_the_script_element() {
+        assert_eq!(string("a</script>"), "\"a<\\/script>\"");
+        assert_eq!(template_text("x ${y} `z` </p>"), "x \\${y} \\`z\\` <\\/p>");
+    }
+
+    #[test]
+    fn origins_and_urls_on_them_are_mapped() {
+        assert_eq!(
+            string_mapped("https://a.test"),
+            "w.origin(\"https://a.test\")"
+        );
+        assert_eq!(
+            string_mapped("https://b.test/x.html"),
+            "w.origin(\"https://b.test/x.html\")"
+        );
+        assert_eq!(string_mapped("https://a.testing"), "\"https://a.testing\"");
+        assert_eq!(string_mapped("http://b.test"), "\"http://b.test\"");
+    }
+
+    #[test]
+    fn numbers_read_as_javascript_writes_them() {
+        assert_eq!(number(1.0), "1");
+        assert_eq!(number(0.5), "0.5");
+        assert_eq!(number(f64::INFINITY), "Infinity");
+        assert_eq!(number(-0.0), "-0");
+    }
+}

@@ -1,0 +1,273 @@
+//! Export of scenario files as WPT `testharness.js` tests (`webmcp-ref export-wpt`).
+//!
+//! Each scenario file becomes one `.https.html` test with one `promise_test` per subtest. The
+//! test runs in one page: the scenario's first page is the test page (origin `https://a.test`),
+//! its iframes are helper pages (`resources/webmcp-ref-frame.html`) on the origin each one
+//! names, mapped at run time: `https://a.test` to the test's own origin, `https://b.test` to
+//! WPT's `HTTPS_REMOTE_ORIGIN`, `https://c.test` to `HTTPS_OTHER_NOTSAMESITE_ORIGIN` (from
+//! `/common/get-host-info.sub.js`, which `webmcp-ref diff-browser` serves too). A
+//! same-origin iframe's script runs in that iframe's realm (the block's source is evaluated
+//! there); a cross-origin iframe gets it by `postMessage` and posts back its log lines and the
+//! values it binds. The simulation's drives (`run`, `flush`) become waits in real time: the
+//! engine's own run of the exported lines says how much virtual time each covers, and the
+//! test waits that long plus a margin that never reaches the next timer (see
+//! resources/webmcp-ref.js, `run`). What a page cannot do by itself is left out, with a
+//! comment naming the line, and the subtest's name says so (see [`translate`]).
+
+pub mod js;
+pub mod translate;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::profile::Profile;
+use crate::scenario::ast::ScenarioFile;
+pub use translate::LeftOut;
+
+/// The test's helper: the world of the exported subtests (frames, tasks, names, the log, the
+/// waits, the checks), loaded by the test page and by every helper frame.
+pub const HELPER_JS: &str = include_str!("assets/webmcp-ref.js");
+/// The page every scenario iframe loads.
+pub const FRAME_HTML: &str = include_str!("assets/webmcp-ref-frame.html");
+/// A `testharness.js`-compatible runtime, for running exported tests without a WPT checkout.
+pub const TESTHARNESS_JS: &str = include_str!("assets/testharness.js");
+/// The report of results that `webmcp-ref diff-browser` collects (POSTs them to its server).
+pub const TESTHARNESSREPORT_JS: &str = include_str!("assets/testharnessreport.js");
+
+/// Where the helpers go, next to each exported test.
+pub const RESOURCES: [(&str, &str); 2] = [
+    ("resources/webmcp-ref.js", HELPER_JS),
+    ("resources/webmcp-ref-frame.html", FRAME_HTML),
+];
+
+/// Appended to the name of a subtest exported without some of its lines.
+pub const MARK: &str = " [exported without: ";
+
+/// One exported file.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExportedFile {
+    /// The scenario file it came from.
+    pub source: String,
+    /// Its path in a WPT checkout: `webmcp/readiness/child-frames.https.html`.
+    pub test_path: String,
+    pub title: String,
+    pub profile: String,
+    #[serde(skip)]
+    pub html: String,
+    pub subtests: Vec<ExportedSubtest>,
+    /// How long the test is expected to take in a browser, in seconds (an estimate).
+    pub expected_seconds: f64,
+}
+
+/// One subtest of an exported file.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExportedSubtest {
+    /// The scenario's name for it.
+    pub name: String,
+    pub line: u32,
+    /// The `promise_test`'s name, or `None` when nothing of it could be exported (it has no
+    /// expectation a page can check).
+    pub exported_name: Option<String>,
+    pub left_out: Vec<LeftOut>,
+    /// Every line that changes the world was exported, so the browser's log can be compared
+    /// with the engine's.
+    pub log_comparable: bool,
+    pub checks: usize,
+}
+
+impl ExportedFile {
+    pub fn exported(&self) -> impl Iterator<Item = &ExportedSubtest> {
+        self.subtests.iter().filter(|s| s.exported_name.is_some())
+    }
+}
+
+/// A scenario path's place in a WPT checkout: below `wpt-mirror/` when it is there, else the
+/// file's own name; always ending in `.https.html`.
+pub fn test_path(source: &str) -> String {
+    let id = crate::report::test_id(source);
+    let below = if source.replace('\\', "/").contains("wpt-mirror/") {
+        id.trim_start_matches('/').to_string()
+    } else {
+        Path::new(id.as_str())
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or(id)
+    };
+    if below.ends_with(".https.html") {
+        below
+    } else {
+        let stem = below.strip_suffix(".html").unwrap_or(&below);
+        format!("{stem}.https.html")
+    }
+}
+
+/// Exports one scenario file under a profile (whose expectations it asserts).
+pub fn export_file(file: &ScenarioFile, profile: &Profile) -> ExportedFile {
+    let mut body = String::new();
+    let mut subtests = Vec::new();
+    let mut seconds = 0.5;
+    for sub in &file.subtests {
+        let t = translate::translate(file, sub, profile);
+        let mut kinds: Vec<&str> = Vec::new();
+        for l in &t.left_out {
+            if l.kind != "after" && !kinds.contains(&l.kind) {
+                kinds.push(l.kind);
+            }
+        }
+        let exported_name = if t.checks == 0 {
+            None
+        } else if kinds.is_empty() {
+            Some(sub.name.clone())
+        } else {
+            Some(format!("{}{MARK}{}]", sub.name, kinds.join(", ")))
+        };
+        body.push('\n');
+        match &exported_name {
+            Some(name) => {
+                body.push_str(&format!(
+                    "// Scenario line {}: subtest {}\npromise_test(async t => {{\n  const {{s, w}} = webmcpRef.subtest(t, {});\n",
+                    sub.line,
+                    js::comment(&js::string(&sub.name)),
+                    js::string(&sub.name)
+                ));
+                for l in &t.body {
+                    body.push_str("  ");
+                    body.push_str(l);
+                    body.push('\n');
+                }
+                body.push_str(&format!("  await w.end();\n}}, {});\n", js::string(name)));
+                seconds += 0.3
+                    + t.virtual_ms as f64 / 1000.0
+                    + 0.15 * t.drives as f64
+                    + 0.3 * t.frames as f64;
+            }
+            None => {
+                body.push_str(&format!(
+                    "// Scenario line {}: subtest {} is not exported: no expectation of it is\n// something a page can check.\n",
+                    sub.line,
+                    js::comment(&js::string(&sub.name))
+                ));
+                for l in &t.left_out {
+                    body.push_str(&format!(
+                        "//   {}: {} ({})\n",
+                        l.line,
+                        js::comment(&l.text),
+                        js::comment(&l.why)
+                    ));
+                }
+            }
+        }
+        subtests.push(ExportedSubtest {
+            name: sub.name.clone(),
+            line: sub.line,
+            exported_name,
+            log_comparable: !t.cut,
+            left_out: t.left_out,
+            checks: t.checks,
+        });
+    }
+    let test_path = test_path(&file.path);
+    let html = page(file, profile, &body, seconds);
+    ExportedFile {
+        source: file.path.clone(),
+        test_path,
+        title: file.title.clone(),
+        profile: profile.name.clone(),
+        html,
+        subtests,
+        expected_seconds: seconds,
+    }
+}
+
+fn page(file: &ScenarioFile, profile: &Profile, body: &str, seconds: f64) -> String {
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n");
+    out.push_str(&format!(
+        "<!-- Generated by `webmcp-ref export-wpt` from {} (profile {}).\n     Each promise_test is a subtest of the scenario; its comments give the scenario's lines.\n     resources/webmcp-ref.js says how each line is carried out in a page. -->\n",
+        html_text(&file.path),
+        html_text(&profile.name)
+    ));
+    out.push_str("<meta charset=\"utf-8\">\n");
+    out.push_str(&format!("<title>{}</title>\n", html_text(&file.title)));
+    if seconds > 8.0 {
+        out.push_str("<meta name=\"timeout\" content=\"long\">\n");
+    }
+    for anchor in &file.spec {
+        for a in anchor.split_whitespace() {
+            if let Some(fragment) = a.strip_prefix('#') {
+                out.push_str(&format!(
+                    "<link rel=\"help\" href=\"https://webmachinelearning.github.io/webmcp/#{}\">\n",
+                    html_text(fragment)
+                ));
+            }
+        }
+    }
+    out.push_str("<script src=\"/resources/testharness.js\"></script>\n");
+    out.push_str("<script src=\"/resources/testharnessreport.js\"></script>\n");
+    out.push_str("<script src=\"/common/get-host-info.sub.js\"></script>\n");
+    out.push_str("<script src=\"resources/webmcp-ref.js\"></script>\n");
+    out.push_str("<body>\n<script>\n");
+    for m in &file.mirrors {
+        out.push_str(&format!("// mirrors: {}\n", js::comment(m)));
+    }
+    // Exceptions a scenario's script throws are the subtest's to check (`expect uncaught`),
+    // not the harness's.
+    out.push_str("setup({allow_uncaught_exception: true});\n");
+    out.push_str(&format!(
+        "webmcpRef.file({{scenario: {}, profile: {}}});\n",
+        js::string(&file.path),
+        js::string(&profile.name)
+    ));
+    out.push_str(body);
+    out.push_str("</script>\n");
+    out
+}
+
+fn html_text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Writes exported files under `out` (each at its test path), with the helpers in a
+/// `resources/` folder beside each. Returns the paths written.
+pub fn write_tree(files: &[ExportedFile], out: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    let mut dirs = std::collections::BTreeSet::new();
+    for f in files {
+        let path = out.join(&f.test_path);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+            dirs.insert(dir.to_path_buf());
+        }
+        std::fs::write(&path, &f.html)?;
+        written.push(path);
+    }
+    for dir in dirs {
+        std::fs::create_dir_all(dir.join("resources"))?;
+        for (name, text) in RESOURCES {
+            let path = dir.join(name);
+            std::fs::write(&path, text)?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_paths_follow_wpt() {
+        assert_eq!(
+            test_path("wpt-mirror/webmcp/readiness/x.https.html.scn"),
+            "webmcp/readiness/x.https.html"
+        );
+        assert_eq!(test_path("/tmp/foo.scn"), "foo.https.html");
+        assert_eq!(test_path("/tmp/foo.https.html.scn"), "foo.https.html");
+    }
+}

@@ -1,0 +1,769 @@
+//! `webmcp_wait_for`'s conditions: their arguments, what the page looks like to them, and
+//! whether they hold.
+//!
+//! The tool is the seed's `wait-for` (seeds/wait-for-agent-tool-pr.txt) rebuilt for WebMCP:
+//! its conditions read the simulated page (tools-ready, the tool maps, navigations, the
+//! `toolchange` events) instead of a devtools collector's pushes.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::answers::Answer;
+use super::tools::mcp_tool_name;
+use crate::platform::event_loop::{ParallelStepKind, TaskAction};
+use crate::platform::keys::{DocumentKey, ModelContextKey, NavigableKey};
+use crate::platform::script::{Block, CallbackBody, Expr, StmtKind};
+use crate::profile::{Profile, ReadinessToolchange};
+use crate::scenario::ast::{Action, ActionKind, Subtest};
+use crate::webmcp::ToolchangeCount;
+use crate::world::World;
+
+/// Every condition, in the order the tool's schema lists them.
+pub const CONDITIONS: [&str; 5] = [
+    "tools-ready",
+    "tool",
+    "tool-gone",
+    "navigation",
+    "toolchange",
+];
+
+/// The default wait, and the range a given `timeoutMs` is clamped to.
+pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
+pub const MIN_TIMEOUT_MS: u64 = 100;
+pub const MAX_TIMEOUT_MS: u64 = 30_000;
+
+/// How often a wait re-reads the page besides waking on every change.
+pub const REREAD_MS: u64 = 200;
+
+/// A name or URL pattern: `*` matches any run of characters; anything else matches itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern(pub String);
+
+impl Pattern {
+    pub fn matches(&self, text: &str) -> bool {
+        glob(self.0.as_bytes(), text.as_bytes())
+    }
+}
+
+fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    // Iterative wildcard matching with one backtrack point.
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < pattern.len() && pattern[p] == b'*' {
+            star = Some((p, t));
+            p += 1;
+        } else if p < pattern.len() && pattern[p] == text[t] {
+            p += 1;
+            t += 1;
+        } else if let Some((sp, st)) = star {
+            p = sp + 1;
+            t = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|&c| c == b'*')
+}
+
+/// A condition a wait blocks on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Condition {
+    /// Every document of the page has tools-ready true.
+    ToolsReady,
+    /// A tool whose name matches is visible to the top document.
+    Tool(Pattern),
+    /// No tool whose name matches is visible to the top document.
+    ToolGone(Pattern),
+    /// No navigation is in progress, and the top document's URL matches when a pattern is
+    /// given.
+    Navigation(Option<Pattern>),
+    /// A `toolchange` event was fired at a document of the page after the wait started (with
+    /// this `ready`, when given).
+    Toolchange(Option<bool>),
+}
+
+impl Condition {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Condition::ToolsReady => "tools-ready",
+            Condition::Tool(_) => "tool",
+            Condition::ToolGone(_) => "tool-gone",
+            Condition::Navigation(_) => "navigation",
+            Condition::Toolchange(_) => "toolchange",
+        }
+    }
+
+    /// The condition in the agent's own words (its arguments), for answers.
+    pub fn describe(&self, a: &Answer) -> String {
+        let name = a.quote(self.name());
+        match self {
+            Condition::ToolsReady => name,
+            Condition::Tool(p) | Condition::ToolGone(p) => {
+                format!("{name} with name {}", a.quote(&p.0))
+            }
+            Condition::Navigation(None) => name,
+            Condition::Navigation(Some(p)) => format!("{name} with url {}", a.quote(&p.0)),
+            Condition::Toolchange(None) => name,
+            Condition::Toolchange(Some(r)) => {
+                format!("{name} with ready {}", a.quote(&r.to_string()))
+            }
+        }
+    }
+}
+
+/// Which conditions the served world supports: the schema offers only these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Support {
+    /// Something in the served subtest can navigate a page (`navigate`, `back` or `close`,
+    /// as a line, in an `at`/`when` block, or in any script): otherwise no navigation can ever
+    /// be in progress, and `navigation` is not offered.
+    pub navigation: bool,
+    /// The profile's `toolchange` events carry `ready` (switch readiness-toolchange): only
+    /// then is `toolchange`'s `ready` offered.
+    pub toolchange_ready: bool,
+}
+
+impl Support {
+    pub fn of(subtest: &Subtest, profile: &Profile) -> Support {
+        Support {
+            navigation: actions_navigate(&subtest.actions),
+            toolchange_ready: profile.readiness_toolchange != ReadinessToolchange::None,
+        }
+    }
+
+    /// The conditions offered, in schema order.
+    pub fn conditions(&self) -> Vec<&'static str> {
+        CONDITIONS
+            .iter()
+            .copied()
+            .filter(|c| *c != "navigation" || self.navigation)
+            .collect()
+    }
+}
+
+fn actions_navigate(actions: &[Action]) -> bool {
+    actions.iter().any(|a| match &a.kind {
+        ActionKind::Navigate { .. } | ActionKind::Back(_) | ActionKind::Close(_) => true,
+        ActionKind::Task { block, .. } => block_navigates(block),
+        ActionKind::Trigger { actions, .. } => actions_navigate(actions),
+        _ => false,
+    })
+}
+
+fn block_navigates(block: &Block) -> bool {
+    block.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Navigate { .. } => true,
+        StmtKind::After { body, .. } | StmtKind::On { body, .. } | StmtKind::Then { body, .. } => {
+            block_navigates(body)
+        }
+        StmtKind::SetHandler {
+            body: Some(body), ..
+        } => block_navigates(body),
+        StmtKind::Eval { expr, .. } | StmtKind::Return(expr) | StmtKind::Throw(expr) => {
+            expr_navigates(expr)
+        }
+        _ => false,
+    })
+}
+
+fn expr_navigates(e: &Expr) -> bool {
+    match e {
+        Expr::Callback(CallbackBody::Script(block)) => block_navigates(block),
+        Expr::Call { target, args, .. } => {
+            expr_navigates(target) || args.iter().any(expr_navigates)
+        }
+        Expr::Global { args, .. } | Expr::Array(args) => args.iter().any(expr_navigates),
+        Expr::Object(props) => props.iter().any(|(_, e)| expr_navigates(e)),
+        Expr::Member(target, _) => expr_navigates(target),
+        Expr::Index(a, b) => expr_navigates(a) || expr_navigates(b),
+        _ => false,
+    }
+}
+
+/// Which page a tool acts on: by name (the `page NAME` of the scenario, or its current top
+/// document's name) or by id (1 for the first page opened); the first open page by default.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageRef {
+    pub name: Option<String>,
+    pub id: Option<u64>,
+}
+
+/// A `webmcp_wait_for` call, checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaitArgs {
+    pub condition: Condition,
+    pub timeout_ms: u64,
+    pub page: PageRef,
+}
+
+/// Reads `page` / `pageId`.
+pub fn page_ref(args: &Map<String, Value>) -> Result<PageRef, String> {
+    let name = match args.get("page") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
+        Some(Value::String(_)) => {
+            return Err(
+                "`page` is blank: give a page's name, or leave it out for the first page".into(),
+            )
+        }
+        Some(other) => {
+            return Err(format!(
+                "`page` must be a string (a page's name), not {other}"
+            ))
+        }
+    };
+    let id = match args.get("pageId") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(id) if id >= 1 => Some(id),
+            _ => {
+                return Err(format!(
+                    "`pageId` must be a whole number from 1 (the first page opened), not {n}"
+                ))
+            }
+        },
+        Some(Value::String(s)) => match s.trim().parse::<u64>() {
+            Ok(id) if id >= 1 => Some(id),
+            _ => {
+                return Err(format!(
+                    "`pageId` must be a whole number from 1 (the first page opened), not {s:?}"
+                ))
+            }
+        },
+        Some(other) => return Err(format!("`pageId` must be a whole number, not {other}")),
+    };
+    Ok(PageRef { name, id })
+}
+
+/// Clamps `timeoutMs` to 100..=30000 (5000 when absent).
+pub fn timeout_ms(args: &Map<String, Value>) -> Result<u64, String> {
+    match args.get("timeoutMs") {
+        None | Some(Value::Null) => Ok(DEFAULT_TIMEOUT_MS),
+        Some(Value::Number(n)) => {
+            let ms = n.as_f64().unwrap_or(DEFAULT_TIMEOUT_MS as f64).round();
+            Ok((ms.max(0.0) as u64).clamp(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS))
+        }
+        Some(other) => Err(format!(
+            "`timeoutMs` must be a number of milliseconds (kept between {MIN_TIMEOUT_MS} and {MAX_TIMEOUT_MS}), not {other}"
+        )),
+    }
+}
+
+fn text_arg(args: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Err(format!("`{key}` is blank")),
+        Some(Value::String(s)) => Ok(Some(s.trim().to_string())),
+        Some(other) => Err(format!("`{key}` must be a string, not {other}")),
+    }
+}
+
+/// Checks a `webmcp_wait_for` call's arguments; a problem is said in a sentence.
+pub fn wait_args(args: &Map<String, Value>, support: &Support) -> Result<WaitArgs, String> {
+    let offered = support.conditions();
+    let list = offered
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    const KNOWN: [&str; 7] = [
+        "condition",
+        "name",
+        "url",
+        "ready",
+        "timeoutMs",
+        "page",
+        "pageId",
+    ];
+    if let Some(k) = args.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown argument `{k}`; the arguments are {}",
+            KNOWN.map(|k| format!("`{k}`")).join(", ")
+        ));
+    }
+    let condition = match args.get("condition") {
+        None | Some(Value::Null) => {
+            return Err(format!("`condition` is missing: give one of {list}"))
+        }
+        Some(Value::String(s)) => s.trim().to_string(),
+        Some(other) => {
+            return Err(format!(
+                "`condition` must be a string, one of {list}; not {other}"
+            ))
+        }
+    };
+    if !CONDITIONS.contains(&condition.as_str()) {
+        return Err(format!(
+            "unknown condition `{condition}`: give one of {list}"
+        ));
+    }
+    if !offered.contains(&condition.as_str()) {
+        return Err(format!(
+            "the served page does not support `{condition}`: nothing in it navigates (no `navigate`, `back` or `close`), so no navigation can ever be in progress; the conditions offered are {list}"
+        ));
+    }
+    let name = text_arg(args, "name")?;
+    let url = text_arg(args, "url")?;
+    let ready = match args.get("ready") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(other) => return Err(format!("`ready` must be true or false, not {other}")),
+    };
+    let only = |key: &str, given: bool, cond: &str| -> Result<(), String> {
+        if given && condition != cond {
+            Err(format!(
+                "`{key}` applies to the `{cond}` condition only, not to `{condition}`"
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    if condition != "tool" && condition != "tool-gone" && name.is_some() {
+        return Err(format!(
+            "`name` applies to the `tool` and `tool-gone` conditions only, not to `{condition}`"
+        ));
+    }
+    only("url", url.is_some(), "navigation")?;
+    only("ready", ready.is_some(), "toolchange")?;
+    if ready.is_some() && !support.toolchange_ready {
+        return Err("`ready` is not offered: under the served profile a `toolchange` event carries no `ready` (switch readiness-toolchange=none)".into());
+    }
+    let condition = match condition.as_str() {
+        "tools-ready" => Condition::ToolsReady,
+        "tool" | "tool-gone" => {
+            let Some(name) = name else {
+                return Err(match args.get("name") {
+                    Some(Value::String(_)) => format!("`name` is blank: `{condition}` needs a tool name (`*` matches any run of characters)"),
+                    _ => format!("`name` is missing: `{condition}` needs a tool name (`*` matches any run of characters)"),
+                });
+            };
+            if condition == "tool" {
+                Condition::Tool(Pattern(name))
+            } else {
+                Condition::ToolGone(Pattern(name))
+            }
+        }
+        "navigation" => Condition::Navigation(url.map(Pattern)),
+        _ => Condition::Toolchange(ready),
+    };
+    Ok(WaitArgs {
+        condition,
+        timeout_ms: timeout_ms(args)?,
+        page: page_ref(args)?,
+    })
+}
+
+/// What a wait remembers from its start: when, and how many `toolchange` events each model
+/// context of the page had seen.
+#[derive(Clone, Debug, Default)]
+pub struct WaitStart {
+    pub at: u64,
+    toolchanges: BTreeMap<ModelContextKey, ToolchangeCount>,
+}
+
+impl WaitStart {
+    pub fn now(world: &World, page: NavigableKey) -> WaitStart {
+        WaitStart {
+            at: world.now(),
+            toolchanges: documents_of_page(world, page)
+                .map(|(_, d)| {
+                    let c = world.documents[d].model_context;
+                    (c, world.model_contexts[c].toolchanges_fired)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Every document ever created in a page (its traversable), in creation order.
+fn documents_of_page(
+    world: &World,
+    page: NavigableKey,
+) -> impl Iterator<Item = (usize, DocumentKey)> + '_ {
+    world
+        .documents
+        .iter()
+        .filter(move |(_, d)| world.navigables[d.navigable].traversable == page)
+        .map(|(k, _)| k)
+        .enumerate()
+}
+
+/// Where a wait's condition stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Holds,
+    NotYet,
+    /// The page was closed: the condition can never hold.
+    PageClosed,
+}
+
+/// A tool as the page shows it to a wait.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolState {
+    pub name: String,
+    pub mcp_name: String,
+    pub visible_to_top: bool,
+}
+
+/// One document of the page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DocState {
+    pub label: String,
+    pub url: String,
+    pub tools_ready: bool,
+    pub pending: usize,
+    pub tools: Vec<ToolState>,
+}
+
+/// `toolchange` events fired at one document since the wait started.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fired {
+    pub document: String,
+    pub count: ToolchangeCount,
+}
+
+/// The page as a wait reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageState {
+    pub name: String,
+    pub id: usize,
+    pub closed: bool,
+    pub navigating: bool,
+    /// The active documents of the page's tree, top first, in tree order.
+    pub documents: Vec<DocState>,
+    pub toolchanges: Vec<Fired>,
+}
+
+impl PageState {
+    pub fn read(world: &World, page: NavigableKey, id: usize, start: &WaitStart) -> PageState {
+        let nav = &world.navigables[page];
+        let top = nav.active_document.filter(|_| !nav.destroyed);
+        let mut documents = Vec::new();
+        if let Some(top) = top {
+            let top_origin = world.documents[top].origin.clone();
+            for n in world.inclusive_descendant_navigables(top) {
+                let Some(d) = world.navigables[n].active_document else {
+                    continue;
+                };
+                let doc = &world.documents[d];
+                let allowed = world.is_allowed_to_use_tools(d);
+                let tools = world
+                    .model_context(d)
+                    .tool_map
+                    .values()
+                    .map(|t| ToolState {
+                        name: t.name.clone(),
+                        mcp_name: mcp_tool_name(&world.navigables[n].label, &t.name),
+                        // "tool is visible to an origin", read without recording its steps.
+                        visible_to_top: allowed
+                            && (doc.origin.same_origin(&top_origin)
+                                || t.exposed_origins.iter().any(|o| o.same_origin(&top_origin))),
+                    })
+                    .collect();
+                documents.push(DocState {
+                    label: doc.label.clone(),
+                    url: doc.url.to_string(),
+                    tools_ready: doc.tools_ready,
+                    pending: world.pending_tool_readiness_promises(d),
+                    tools,
+                });
+            }
+        }
+        let toolchanges = documents_of_page(world, page)
+            .filter_map(|(_, d)| {
+                let c = world.documents[d].model_context;
+                let now = world.model_contexts[c].toolchanges_fired;
+                let before = start.toolchanges.get(&c).copied().unwrap_or_default();
+                let count = ToolchangeCount {
+                    all: now.all - before.all,
+                    with_ready: [
+                        now.with_ready[0] - before.with_ready[0],
+                        now.with_ready[1] - before.with_ready[1],
+                    ],
+                };
+                (count.all > 0).then(|| Fired {
+                    document: world.documents[d].label.clone(),
+                    count,
+                })
+            })
+            .collect();
+        PageState {
+            name: nav.label.clone(),
+            id,
+            closed: top.is_none(),
+            navigating: navigation_in_progress(world, page),
+            documents,
+            toolchanges,
+        }
+    }
+
+    pub fn url(&self) -> Option<&str> {
+        self.documents.first().map(|d| d.url.as_str())
+    }
+
+    fn visible_matching<'s>(
+        &'s self,
+        p: &'s Pattern,
+    ) -> impl Iterator<Item = (&'s DocState, &'s ToolState)> + 's {
+        self.documents.iter().flat_map(move |d| {
+            d.tools
+                .iter()
+                .filter(move |t| t.visible_to_top && p.matches(&t.name))
+                .map(move |t| (d, t))
+        })
+    }
+
+    /// Whether the condition holds.
+    pub fn verdict(&self, condition: &Condition) -> Verdict {
+        if self.closed {
+            return Verdict::PageClosed;
+        }
+        let holds = match condition {
+            Condition::ToolsReady => self.documents.iter().all(|d| d.tools_ready),
+            Condition::Tool(p) => self.visible_matching(p).next().is_some(),
+            Condition::ToolGone(p) => self.visible_matching(p).next().is_none(),
+            Condition::Navigation(url) => {
+                !self.navigating
+                    && url
+                        .as_ref()
+                        .is_none_or(|p| self.url().is_some_and(|u| p.matches(u)))
+            }
+            Condition::Toolchange(ready) => self.toolchanges.iter().any(|f| match ready {
+                None => f.count.all > 0,
+                Some(r) => f.count.with_ready[usize::from(*r)] > 0,
+            }),
+        };
+        if holds {
+            Verdict::Holds
+        } else {
+            Verdict::NotYet
+        }
+    }
+
+    /// What made the condition hold, in a few lines.
+    pub fn write_match(&self, condition: &Condition, a: &mut Answer) {
+        match condition {
+            Condition::ToolsReady => {
+                let docs: Vec<String> = self.documents.iter().map(|d| a.quote(&d.label)).collect();
+                a.line(format!(
+                    "Every document of the page is ready: {}.",
+                    docs.join(", ")
+                ));
+            }
+            Condition::Tool(p) => {
+                a.line("Matching tools visible to the top document:");
+                for (d, t) in self.visible_matching(p) {
+                    let line = format!(
+                        "- {} in document {} (MCP tool {})",
+                        a.page(&t.name),
+                        a.quote(&d.label),
+                        a.page(&t.mcp_name)
+                    );
+                    a.line(line);
+                }
+            }
+            Condition::ToolGone(p) => {
+                let line = format!(
+                    "No tool whose name matches {} is visible to the top document.",
+                    a.quote(&p.0)
+                );
+                a.line(line);
+            }
+            Condition::Navigation(_) => {
+                let line = format!(
+                    "No navigation is in progress; the top document is at {}.",
+                    a.page(self.url().unwrap_or(""))
+                );
+                a.line(line);
+            }
+            Condition::Toolchange(_) => {
+                a.line("`toolchange` fired after the wait started:");
+                for f in &self.toolchanges {
+                    let line = format!("- {}", describe_fired(f, a));
+                    a.line(line);
+                }
+            }
+        }
+    }
+
+    /// The page as last read: URL, navigation, each document's readiness and tools, and the
+    /// `toolchange` events since the wait started.
+    pub fn write_state(&self, a: &mut Answer) {
+        if self.closed {
+            let line = format!("Page {} (id {}) is closed.", a.quote(&self.name), self.id);
+            a.line(line);
+            return;
+        }
+        let line = format!(
+            "Page {} (id {}) at {}; navigation in progress: {}.",
+            a.quote(&self.name),
+            self.id,
+            a.page(self.url().unwrap_or("")),
+            if self.navigating { "yes" } else { "no" }
+        );
+        a.line(line);
+        for d in &self.documents {
+            let tools = if d.tools.is_empty() {
+                "none".to_string()
+            } else {
+                d.tools
+                    .iter()
+                    .map(|t| {
+                        if t.visible_to_top {
+                            a.page(&t.name)
+                        } else {
+                            format!("{} (not visible to the top document)", a.page(&t.name))
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let ready = if d.tools_ready {
+                "yes".to_string()
+            } else {
+                format!("no ({} pending readiness promise(s))", d.pending)
+            };
+            let line = format!(
+                "- document {} at {}: tools ready: {ready}; tools: {tools}",
+                a.quote(&d.label),
+                a.page(&d.url)
+            );
+            a.line(line);
+        }
+        if self.toolchanges.is_empty() {
+            a.line("- `toolchange` events since the wait started: none");
+        } else {
+            let fired: Vec<String> = self
+                .toolchanges
+                .iter()
+                .map(|f| describe_fired(f, a))
+                .collect();
+            a.line(format!(
+                "- `toolchange` events since the wait started: {}",
+                fired.join("; ")
+            ));
+        }
+    }
+}
+
+fn describe_fired(f: &Fired, a: &Answer) -> String {
+    let mut s = format!("{} at document {}", f.count.all, a.quote(&f.document));
+    let [not_ready, ready] = f.count.with_ready;
+    if not_ready + ready > 0 {
+        s.push_str(&format!(" (ready=false: {not_ready}, ready=true: {ready})"));
+    }
+    s
+}
+
+/// Whether a navigation of one of the page's navigables has started and not committed yet:
+/// its response step is queued in parallel, or its commit task on an event loop.
+pub fn navigation_in_progress(world: &World, page: NavigableKey) -> bool {
+    let in_page = |d: DocumentKey| {
+        world
+            .documents
+            .get(d)
+            .is_some_and(|doc| world.navigables[doc.navigable].traversable == page)
+    };
+    let responding = world.parallel_queues.values().any(|q| {
+        q.steps.iter().any(|s| {
+            matches!(&s.kind, ParallelStepKind::NavigationResponse { from, .. } if in_page(*from))
+        })
+    });
+    responding
+        || world.event_loops.values().any(|l| {
+            l.queues.iter().flatten().any(|t| {
+                matches!(t.action, TaskAction::CommitNavigation { .. }) && in_page(t.document)
+            })
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns() {
+        assert!(Pattern("search".into()).matches("search"));
+        assert!(!Pattern("search".into()).matches("search2"));
+        assert!(Pattern("*/checkout".into()).matches("https://shop.test/checkout"));
+        assert!(Pattern("cart.*".into()).matches("cart.add"));
+        assert!(Pattern("*".into()).matches(""));
+        assert!(Pattern("a*b*c".into()).matches("aXbYbZc"));
+        assert!(!Pattern("a*b*c".into()).matches("aXbYbZ"));
+    }
+
+    fn args(v: serde_json::Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    const ALL: Support = Support {
+        navigation: true,
+        toolchange_ready: true,
+    };
+
+    #[test]
+    fn timeouts_are_clamped() {
+        assert_eq!(timeout_ms(&args(serde_json::json!({}))), Ok(5000));
+        assert_eq!(
+            timeout_ms(&args(serde_json::json!({"timeoutMs": 10}))),
+            Ok(100)
+        );
+        assert_eq!(
+            timeout_ms(&args(serde_json::json!({"timeoutMs": -5}))),
+            Ok(100)
+        );
+        assert_eq!(
+            timeout_ms(&args(serde_json::json!({"timeoutMs": 1e9}))),
+            Ok(30000)
+        );
+        assert_eq!(
+            timeout_ms(&args(serde_json::json!({"timeoutMs": 250.4}))),
+            Ok(250)
+        );
+        assert!(timeout_ms(&args(serde_json::json!({"timeoutMs": "5s"}))).is_err());
+    }
+
+    #[test]
+    fn arguments_are_checked() {
+        let bad = |v| wait_args(&args(v), &ALL).unwrap_err();
+        assert!(bad(serde_json::json!({})).contains("`condition` is missing"));
+        assert!(
+            bad(serde_json::json!({"condition": "stable"})).contains("unknown condition `stable`")
+        );
+        assert!(bad(serde_json::json!({"condition": "tool"})).contains("`name` is missing"));
+        assert!(
+            bad(serde_json::json!({"condition": "tool", "name": "  "})).contains("`name` is blank")
+        );
+        assert!(
+            bad(serde_json::json!({"condition": "tools-ready", "url": "x"}))
+                .contains("`url` applies")
+        );
+        assert!(
+            bad(serde_json::json!({"condition": "tool", "name": "a", "selector": "x"}))
+                .contains("unknown argument `selector`")
+        );
+        let none = Support {
+            navigation: false,
+            toolchange_ready: false,
+        };
+        let e =
+            wait_args(&args(serde_json::json!({"condition": "navigation"})), &none).unwrap_err();
+        assert!(e.contains("does not support `navigation`"));
+        let e = wait_args(
+            &args(serde_json::json!({"condition": "toolchange", "ready": true})),
+            &none,
+        )
+        .unwrap_err();
+        assert!(e.contains("`ready` is not offered"));
+        let ok = wait_args(
+            &args(serde_json::json!({"condition": "tool", "name": "search", "page": "top"})),
+            &ALL,
+        )
+        .unwrap();
+        assert_eq!(ok.condition, Condition::Tool(Pattern("search".into())));
+        assert_eq!(ok.page.name.as_deref(), Some("top"));
+    }
+}
