@@ -504,6 +504,45 @@ fn register_tool_step_18_2_abort_steps_of_a_registration_rejected_at_step_20_sti
 }
 
 #[test]
+fn register_tool_step_18_2_chromium_adds_abort_steps_only_to_a_registration_that_succeeds() {
+    // register-abort-steps=on-success (the chromium profile): a registration that step 20
+    // rejects leaves nothing on its signal, so a later registration of the name survives.
+    let mut sim = Sim::new("chromium");
+    let top = sim.page("top", "https://a.test/");
+    sim.task(top, "ac = AbortController()");
+    register(
+        &mut sim,
+        top,
+        "top",
+        "r1",
+        &tool("t", ""),
+        "{signal: ac.signal, exposedTo: [\"http://insecure.test\"]}",
+    );
+    assert_eq!(sim.rejection_of("r1"), "SecurityError");
+    register(&mut sim, top, "top", "r2", &tool("t", ""), "");
+    sim.task(top, "ac.abort()");
+    sim.run();
+    assert_eq!(sim.tools(top), vec!["t"]);
+    // A successful registration still gets its abort steps.
+    sim.task(top, "ac2 = AbortController()");
+    register(
+        &mut sim,
+        top,
+        "top",
+        "r3",
+        &tool("u", ""),
+        "{signal: ac2.signal}",
+    );
+    sim.task(top, "ac2.abort()");
+    sim.run();
+    assert_eq!(
+        sim.tools(top),
+        vec!["t"],
+        "u was unregistered by its abort steps"
+    );
+}
+
+#[test]
 fn register_tool_step_20_1_2_exposed_to_entries_must_parse_to_potentially_trustworthy_origins() {
     for (entry, accepted) in [
         ("https://b.test", true),

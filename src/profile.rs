@@ -165,6 +165,15 @@ switch_enum! {
     }
 }
 
+switch_enum! {
+    /// When registerTool() adds the abort steps of its signal.
+    RegisterAbortSteps, "register-abort-steps",
+    "the spec text (step 18.2, before step 20's exposedTo checks can reject) vs Chromium 156, which leaves no abort steps behind a rejected registration" {
+        AsWritten = "as-written": "added at step 18.2, and left on the signal when step 20 rejects: aborting it later unregisters a later tool of the same name (spec text)",
+        OnSuccess = "on-success": "added only once the registration can no longer be rejected (Chromium 156)",
+    }
+}
+
 /// The implementation-defined timeout of "wait for tools to be ready", in milliseconds.
 pub const DEFAULT_TOOLS_READY_TIMEOUT_MS: u64 = 5000;
 
@@ -183,6 +192,7 @@ pub struct Profile {
     pub assertions: Assertions,
     pub notify_targets: NotifyTargets,
     pub input_schema: InputSchema,
+    pub register_abort_steps: RegisterAbortSteps,
     /// The implementation-defined timeout of "wait for tools to be ready".
     pub tools_ready_timeout_ms: u64,
 }
@@ -216,6 +226,7 @@ pub const NAMED_PROFILES: &[NamedProfile] = &[
         switches: &[
             ("destroyed-realm-promise", "settled-on-destroy"),
             ("input-schema", "tentative-subset"),
+            ("register-abort-steps", "on-success"),
         ],
     },
     NamedProfile {
@@ -318,6 +329,11 @@ pub const SWITCHES: &[SwitchInfo] = &[
         values: InputSchema::VALUES,
     },
     SwitchInfo {
+        name: RegisterAbortSteps::NAME,
+        source: RegisterAbortSteps::SOURCE,
+        values: RegisterAbortSteps::VALUES,
+    },
+    SwitchInfo {
         name: TIMEOUT_SETTING,
         source: "the implementation-defined timeout of \"wait for tools to be ready\"",
         values: &[(
@@ -352,6 +368,7 @@ impl Profile {
             assertions: Assertions::AsIntended,
             notify_targets: NotifyTargets::Inclusive,
             input_schema: InputSchema::Unchecked,
+            register_abort_steps: RegisterAbortSteps::AsWritten,
             tools_ready_timeout_ms: DEFAULT_TOOLS_READY_TIMEOUT_MS,
         }
     }
@@ -403,6 +420,9 @@ impl Profile {
             Assertions::NAME => self.assertions = Assertions::parse(value)?,
             NotifyTargets::NAME => self.notify_targets = NotifyTargets::parse(value)?,
             InputSchema::NAME => self.input_schema = InputSchema::parse(value)?,
+            RegisterAbortSteps::NAME => {
+                self.register_abort_steps = RegisterAbortSteps::parse(value)?
+            }
             TIMEOUT_SETTING => {
                 let digits = value.strip_suffix("ms").unwrap_or(value);
                 self.tools_ready_timeout_ms =
@@ -469,6 +489,10 @@ impl Profile {
             (Assertions::NAME, self.assertions.to_string()),
             (NotifyTargets::NAME, self.notify_targets.to_string()),
             (InputSchema::NAME, self.input_schema.to_string()),
+            (
+                RegisterAbortSteps::NAME,
+                self.register_abort_steps.to_string(),
+            ),
             (TIMEOUT_SETTING, self.tools_ready_timeout_ms.to_string()),
         ]
     }

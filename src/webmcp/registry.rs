@@ -16,7 +16,7 @@ use crate::platform::keys::{DocumentKey, ModelContextKey, PromiseKey, SignalKey}
 use crate::platform::origin::Origin;
 use crate::platform::script::Function;
 use crate::platform::value::{number_to_js_string, ErrorValue, Value};
-use crate::profile::{NotifyTargets, ReadinessToolchange, RegistryToolchange};
+use crate::profile::{NotifyTargets, ReadinessToolchange, RegisterAbortSteps, RegistryToolchange};
 use crate::step;
 use crate::world::{Running, World};
 
@@ -280,18 +280,33 @@ impl World {
                 return p;
             }
             step!(self, REGISTER_TOOL, "18.1", Some(tool_owner));
-            // 18.2. Add abort steps that unregister the tool and reject the promise. They are
-            //       added before the exposedTo checks of step 20, which can still reject: the
-            //       abort steps then stay on the signal (see `register_tool_abort_steps`).
-            self.add_abort_algorithm(
-                signal,
-                AbortAlgorithm::UnregisterTool {
-                    context: this,
-                    tool_name: tool_name.clone(),
-                    promise,
-                },
-            );
-            step!(self, REGISTER_TOOL, "18.2", Some(tool_owner));
+            // 18.2. Add abort steps that unregister the tool and reject the promise. As
+            //       written they are added here, before the exposedTo checks of step 20, which
+            //       can still reject: the abort steps then stay on the signal (see
+            //       `register_tool_abort_steps`). Switch register-abort-steps=on-success
+            //       (Chromium) adds them only once step 20 has passed.
+            match self.profile.register_abort_steps {
+                RegisterAbortSteps::AsWritten => {
+                    self.add_abort_algorithm(
+                        signal,
+                        AbortAlgorithm::UnregisterTool {
+                            context: this,
+                            tool_name: tool_name.clone(),
+                            promise,
+                        },
+                    );
+                    step!(self, REGISTER_TOOL, "18.2", Some(tool_owner));
+                }
+                RegisterAbortSteps::OnSuccess => {
+                    step!(
+                        self,
+                        REGISTER_TOOL,
+                        "18.2",
+                        Some(tool_owner),
+                        "added once step 20 passes (register-abort-steps=on-success)"
+                    );
+                }
+            }
         }
         // 19. Let exposed origins be an empty list.
         let mut exposed_origins: Vec<Origin> = Vec::new();
@@ -327,6 +342,27 @@ impl World {
                 step!(self, REGISTER_TOOL, "20.1.3", Some(tool_owner), "{origin}");
                 exposed_origins.push(origin);
             }
+        }
+        // (register-abort-steps=on-success) The abort steps of step 18.2, now that nothing can
+        // reject the registration any more.
+        if let (Some(signal), RegisterAbortSteps::OnSuccess) =
+            (options.signal, self.profile.register_abort_steps)
+        {
+            self.add_abort_algorithm(
+                signal,
+                AbortAlgorithm::UnregisterTool {
+                    context: this,
+                    tool_name: tool_name.clone(),
+                    promise,
+                },
+            );
+            step!(
+                self,
+                REGISTER_TOOL,
+                "18.2",
+                Some(tool_owner),
+                "abort steps added now (register-abort-steps=on-success)"
+            );
         }
         // 21. The tool definition.
         let definition = ToolDefinition {
