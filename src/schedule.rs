@@ -94,8 +94,8 @@ pub struct Replay {
     pub used: usize,
     /// The schedule this run actually followed (non-default choices only).
     pub recorded: Schedule,
-    /// How many candidates each choice point had, in order.
-    pub widths: Vec<usize>,
+    /// How many choice points the run has met.
+    pub reached: u64,
 }
 
 impl Replay {
@@ -107,8 +107,8 @@ impl Replay {
     }
 
     /// Records a choice made by someone else (the explorer).
-    pub fn force(&mut self, point: u64, width: usize, taken: usize) -> usize {
-        self.widths.push(width);
+    pub fn force(&mut self, point: u64, _width: usize, taken: usize) -> usize {
+        self.reached += 1;
         if taken != 0 {
             self.recorded.choices.insert(point, taken as u32);
         }
@@ -117,7 +117,7 @@ impl Replay {
 
     /// After a run: an error if the replayed token named choice points the run never reached.
     pub fn check_all_used(&self) -> Result<(), ScheduleError> {
-        let reached = self.widths.len() as u64;
+        let reached = self.reached;
         let unused: Vec<String> = self
             .replay
             .choices
@@ -135,7 +135,7 @@ impl Replay {
 
 impl Scheduler for Replay {
     fn choose(&mut self, point: u64, candidates: usize) -> Result<usize, ScheduleError> {
-        self.widths.push(candidates);
+        self.reached += 1;
         let choice = match self.replay.choices.get(&point) {
             Some(&c) => {
                 self.used += 1;

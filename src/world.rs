@@ -67,7 +67,8 @@ pub struct UncaughtError {
 /// The simulated world.
 #[derive(Clone)]
 pub struct World {
-    pub profile: Profile,
+    /// Shared between copies of the world: cloning a world for the explorer copies no text.
+    pub profile: Shared<Profile>,
     pub settings: WorldSettings,
     pub(crate) navigables: Shared<SlotMap<NavigableKey, Navigable>>,
     pub(crate) documents: Shared<SlotMap<DocumentKey, Shared<Document>>>,
@@ -75,7 +76,7 @@ pub struct World {
     pub(crate) event_loops: Shared<SlotMap<EventLoopKey, Shared<EventLoop>>>,
     pub(crate) agent_event_loops: Shared<BTreeMap<(NavigableKey, Origin), EventLoopKey>>,
     /// Event loops with a queued task or microtask.
-    pub(crate) busy_loops: BTreeSet<EventLoopKey>,
+    pub(crate) busy_loops: Shared<BTreeSet<EventLoopKey>>,
     pub(crate) parallel_queues: Shared<SlotMap<ParallelQueueKey, Shared<ParallelQueue>>>,
     /// <https://webmachinelearning.github.io/webmcp/#ai-agent-queue>
     pub(crate) ai_agent_queue: ParallelQueueKey,
@@ -88,7 +89,7 @@ pub struct World {
     pub(crate) listeners: Shared<SlotMap<ListenerKey, Listener>>,
     pub(crate) timers: Shared<SlotMap<TimerKey, Timer>>,
     /// Timers ordered by (due time, sequence number).
-    pub(crate) timer_index: BTreeSet<(u64, u64, TimerKey)>,
+    pub(crate) timer_index: Shared<BTreeSet<(u64, u64, TimerKey)>>,
     pub(crate) waiters: Shared<SlotMap<WaiterKey, Waiter>>,
     pub(crate) observations: Shared<SlotMap<ObservationKey, Observation>>,
     pub(crate) executions: Shared<SlotMap<ExecutionKey, Execution>>,
@@ -122,14 +123,14 @@ impl World {
             persistent: true,
         }));
         World {
-            profile,
+            profile: Shared::new(profile),
             settings: WorldSettings::default(),
             navigables: Shared::new(SlotMap::with_key()),
             documents: Shared::new(SlotMap::with_key()),
             model_contexts: Shared::new(SlotMap::with_key()),
             event_loops: Shared::new(SlotMap::with_key()),
             agent_event_loops: Shared::default(),
-            busy_loops: BTreeSet::new(),
+            busy_loops: Shared::default(),
             parallel_queues: Shared::new(parallel_queues),
             ai_agent_queue,
             promises: Shared::new(SlotMap::with_key()),
@@ -140,7 +141,7 @@ impl World {
             signals: Shared::new(SlotMap::with_key()),
             listeners: Shared::new(SlotMap::with_key()),
             timers: Shared::new(SlotMap::with_key()),
-            timer_index: BTreeSet::new(),
+            timer_index: Shared::default(),
             waiters: Shared::new(SlotMap::with_key()),
             observations: Shared::new(SlotMap::with_key()),
             executions: Shared::new(SlotMap::with_key()),

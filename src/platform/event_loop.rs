@@ -729,7 +729,15 @@ impl World {
             }
         }
         self.running = Running::Harness;
-        self.busy_loops.retain(|l| !self.event_loops[*l].is_empty());
+        // Only a loop that ran dry leaves the busy set (and only then is the set written).
+        if self
+            .busy_loops
+            .iter()
+            .any(|l| self.event_loops[*l].is_empty())
+        {
+            let event_loops = &self.event_loops;
+            self.busy_loops.retain(|l| !event_loops[*l].is_empty());
+        }
         self.check_waiters();
     }
 

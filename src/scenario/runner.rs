@@ -141,7 +141,6 @@ pub fn applies(tags: &[Tag], profile: &Profile) -> bool {
 pub struct SubtestRun<'a> {
     file: &'a ScenarioFile,
     subtest: &'a Subtest,
-    profile: Profile,
     replaying: bool,
     pub world: World,
     /// The next line to act on.
@@ -209,7 +208,6 @@ impl<'a> SubtestRun<'a> {
         SubtestRun {
             file,
             subtest,
-            profile: options.profile.clone(),
             replaying: options.schedule.is_some(),
             world,
             index: 0,
@@ -234,7 +232,7 @@ impl<'a> SubtestRun<'a> {
 
     /// The profile this run is under.
     pub fn profile(&self) -> &Profile {
-        &self.profile
+        &self.world.profile
     }
 
     /// A hash of the run's state: the world's (see [`World::hash_state`]) and where the
@@ -654,7 +652,7 @@ impl<'a> SubtestRun<'a> {
     /// Acts on one line. A line that drives the simulation starts a drive; the drive's end
     /// moves on to the next line.
     fn act(&mut self, action: &'a Action) -> Result<(), String> {
-        let profile = self.profile.clone();
+        let profile = self.world.profile.clone();
         let w = &mut self.world;
         match &action.kind {
             ActionKind::Page {
