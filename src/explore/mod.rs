@@ -605,20 +605,42 @@ pub fn explore_all(
         items.iter().map(|_| std::sync::Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                let Some((f, s, o)) = items.get(i) else {
-                    break;
-                };
-                let e = explore_subtest(f, s, o, progress);
-                if let Ok(mut slot) = results[i].lock() {
-                    *slot = Some(e);
-                }
-            });
+            // Each worker has the deep stack the search needs, and explores subtest after
+            // subtest on it.
+            let worker = std::thread::Builder::new()
+                .name("explore".into())
+                .stack_size(EXPLORER_STACK)
+                .spawn_scoped(scope, || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    let Some((f, s, o)) = items.get(i) else {
+                        break;
+                    };
+                    let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        explore_subtest_here(f, s, o, progress)
+                    }));
+                    if let (Ok(e), Ok(mut slot)) = (e, results[i].lock()) {
+                        *slot = Some(e);
+                    }
+                });
+            if worker.is_err() {
+                break;
+            }
         }
     });
+    // A subtest no worker reached (a thread could not start, or its search panicked) is
+    // reported as such, never dropped.
     results
         .into_iter()
-        .filter_map(|m| m.into_inner().ok().flatten())
+        .zip(&items)
+        .map(|(m, (f, s, o))| {
+            m.into_inner().ok().flatten().unwrap_or_else(|| {
+                Exploration::empty(
+                    f,
+                    s,
+                    o,
+                    "the exploration could not run to its end (internal error)",
+                )
+            })
+        })
         .collect()
 }

@@ -124,7 +124,7 @@ impl World {
     pub fn hash_state<H: Hasher>(&self, h: &mut H) {
         // Each arena's hash is remembered until it changes, and copies of a world share their
         // unchanged arenas: hashing a state costs about what changed since its parent.
-        fn arena<K: slotmap::Key + Hash, V: Hash>(map: &Shared<slotmap::SlotMap<K, V>>) -> u128 {
+        fn arena<K: slotmap::Key + Hash, V: Hash>(map: &Shared<slotmap::SlotMap<K, V>>) -> u64 {
             map.hash_with(|m| {
                 let mut h = StateHasher::default();
                 m.len().hash(&mut h);
@@ -132,14 +132,14 @@ impl World {
                     k.hash(&mut h);
                     v.hash(&mut h);
                 }
-                h.finish128()
+                Hasher::finish(&h)
             })
         }
-        fn value<T: Hash>(x: &Shared<T>) -> u128 {
+        fn value<T: Hash>(x: &Shared<T>) -> u64 {
             x.hash_with(|v| {
                 let mut h = StateHasher::default();
                 v.hash(&mut h);
-                h.finish128()
+                Hasher::finish(&h)
             })
         }
         arena(&self.navigables).hash(h);

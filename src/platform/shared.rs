@@ -2,20 +2,21 @@
 //! share every arena until one copy changes it, and remember each arena's state hash until
 //! it changes.
 
+use std::cell::Cell;
 use std::ops::{Deref, DerefMut};
-use std::sync::{Arc, OnceLock};
+use std::rc::Rc;
 
 /// A value shared between copies of a world until one of them changes it.
 #[derive(Debug, Default)]
 pub struct Shared<T> {
-    inner: Arc<Memo<T>>,
+    inner: Rc<Memo<T>>,
 }
 
 #[derive(Debug, Default)]
 struct Memo<T> {
     value: T,
-    /// The value's state hash, once computed; forgotten when the value changes.
-    hash: OnceLock<u128>,
+    /// The value's state hash once computed (0: not yet); forgotten when the value changes.
+    hash: Cell<u64>,
 }
 
 impl<T: Clone> Clone for Memo<T> {
@@ -30,24 +31,31 @@ impl<T: Clone> Clone for Memo<T> {
 impl<T> Shared<T> {
     pub fn new(value: T) -> Shared<T> {
         Shared {
-            inner: Arc::new(Memo {
+            inner: Rc::new(Memo {
                 value,
-                hash: OnceLock::new(),
+                hash: Cell::new(0),
             }),
         }
     }
 
     /// The value's hash, computed by `compute` the first time and remembered until the value
     /// changes.
-    pub fn hash_with(&self, compute: impl FnOnce(&T) -> u128) -> u128 {
-        *self.inner.hash.get_or_init(|| compute(&self.inner.value))
+    pub fn hash_with(&self, compute: impl FnOnce(&T) -> u64) -> u64 {
+        match self.inner.hash.get() {
+            0 => {
+                let h = compute(&self.inner.value).max(1);
+                self.inner.hash.set(h);
+                h
+            }
+            h => h,
+        }
     }
 }
 
 impl<T> Clone for Shared<T> {
     fn clone(&self) -> Self {
         Shared {
-            inner: Arc::clone(&self.inner),
+            inner: Rc::clone(&self.inner),
         }
     }
 }
@@ -61,8 +69,8 @@ impl<T> Deref for Shared<T> {
 
 impl<T: Clone> DerefMut for Shared<T> {
     fn deref_mut(&mut self) -> &mut T {
-        let memo = Arc::make_mut(&mut self.inner);
-        memo.hash = OnceLock::new();
+        let memo = Rc::make_mut(&mut self.inner);
+        memo.hash.set(0);
         &mut memo.value
     }
 }
@@ -70,17 +78,17 @@ impl<T: Clone> DerefMut for Shared<T> {
 /// A shared element hashes as its remembered state hash.
 impl<T: std::hash::Hash> std::hash::Hash for Shared<T> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write_u128(self.hash_with(|v| {
+        state.write_u64(self.hash_with(|v| {
             let mut h = crate::explore::state::StateHasher::default();
             v.hash(&mut h);
-            h.finish128()
+            std::hash::Hasher::finish(&h)
         }));
     }
 }
 
 impl<T: PartialEq> PartialEq for Shared<T> {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.inner, &other.inner) || self.inner.value == other.inner.value
+        Rc::ptr_eq(&self.inner, &other.inner) || self.inner.value == other.inner.value
     }
 }
 
@@ -106,11 +114,11 @@ mod tests {
         let mut a = Shared::new(vec![1, 2, 3]);
         let b = a.clone();
         assert!(std::ptr::eq(&*a, &*b));
-        assert_eq!(a.hash_with(|v| v.len() as u128), 3);
+        assert_eq!(a.hash_with(|v| v.len() as u64), 3);
         a.push(4);
         assert!(!std::ptr::eq(&*a, &*b));
         assert_eq!(*b, vec![1, 2, 3]);
-        assert_eq!(a.hash_with(|v| v.len() as u128), 4);
-        assert_eq!(b.hash_with(|v| v.len() as u128), 3);
+        assert_eq!(a.hash_with(|v| v.len() as u64), 4);
+        assert_eq!(b.hash_with(|v| v.len() as u64), 3);
     }
 }
