@@ -258,9 +258,10 @@ impl World {
         }
     }
 
-    /// Notes a harness action in the trace.
-    pub(crate) fn harness_note(&mut self, what: String) {
+    /// Notes a harness action in the trace; the text is only made when tracing.
+    pub(crate) fn harness_note(&mut self, what: impl FnOnce(&World) -> String) {
         if self.trace.enabled {
+            let what = what(self);
             self.trace.entries.push(TraceEntry::Harness {
                 unit: self.unit,
                 time: self.now,

@@ -6,6 +6,7 @@
 //! changes the world (a second page, bfcache, closing the page, a loading document) is left out
 //! with every line after it, so that nothing exported tests something else.
 
+use crate::platform::value::ECMA_ERRORS;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -1425,13 +1426,3 @@ impl<'a> Translator<'a> {
         from
     }
 }
-
-const ECMA_ERRORS: &[&str] = &[
-    "Error",
-    "TypeError",
-    "RangeError",
-    "SyntaxError",
-    "ReferenceError",
-    "EvalError",
-    "URIError",
-];

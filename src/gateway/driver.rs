@@ -1178,7 +1178,7 @@ impl<'a> Driver<'a> {
         ]);
         let input = Value::from_json_str(&input.to_string()).unwrap_or(Value::Object(Vec::new()));
         let options = Value::Object(vec![("signal".into(), Value::Signal(signal))]);
-        w.harness_note(format!("the agent calls {name:?} in {}", w.label(doc)));
+        w.harness_note(|w| format!("the agent calls {name:?} in {}", w.label(doc)));
         let promise = w.execute_tool(doc, registered, input, options);
         let document = w.label(doc);
         let execution = w

@@ -301,12 +301,13 @@ impl World {
         action: TaskAction,
     ) {
         if self.documents[document].destroyed {
-            let what = format!(
-                "task ({}) for destroyed {} dropped",
-                source.name(),
-                self.label(document)
-            );
-            self.harness_note(what);
+            self.harness_note(|w| {
+                format!(
+                    "task ({}) for destroyed {} dropped",
+                    source.name(),
+                    w.label(document)
+                )
+            });
             return;
         }
         let seq = self.next_seq();
@@ -396,11 +397,9 @@ impl World {
             discarded += before - q.len();
         }
         if discarded > 0 {
-            let what = format!(
-                "{discarded} queued task(s) of {} discarded",
-                self.label(doc)
-            );
-            self.harness_note(what);
+            self.harness_note(|w| {
+                format!("{discarded} queued task(s) of {} discarded", w.label(doc))
+            });
         }
     }
 
@@ -768,7 +767,7 @@ impl World {
                 keep_in_bfcache,
             } => {
                 if let Err(e) = self.navigate(doc, &url, &label, keep_in_bfcache) {
-                    self.harness_note(format!("navigation did not commit: {e}"));
+                    self.harness_note(|_| format!("navigation did not commit: {e}"));
                 }
             }
         }

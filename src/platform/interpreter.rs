@@ -31,11 +31,7 @@ impl World {
         block: Arc<Block>,
         completion: Option<crate::PromiseKey>,
     ) {
-        self.harness_note(format!(
-            "queue a task in {} (line {})",
-            self.label(doc),
-            block.line
-        ));
+        self.harness_note(|w| format!("queue a task in {} (line {})", w.label(doc), block.line));
         self.queue_global_task(
             doc,
             crate::platform::event_loop::TaskSource::Harness,

@@ -127,7 +127,7 @@ impl World {
         });
         let doc = self.create_document(nav, label, url, options);
         self.make_active(nav, doc);
-        self.harness_note(format!("open page {label}"));
+        self.harness_note(|_| format!("open page {label}"));
         Ok(doc)
     }
 
@@ -166,7 +166,7 @@ impl World {
         self.documents[parent].child_navigables.push(nav);
         let doc = self.create_document(nav, label, url, options);
         self.make_active(nav, doc);
-        self.harness_note(format!("insert iframe {label} in {}", self.label(parent)));
+        self.harness_note(|w| format!("insert iframe {label} in {}", w.label(parent)));
         Ok(doc)
     }
 
@@ -358,7 +358,7 @@ impl World {
         self.documents[container]
             .child_navigables
             .retain(|&n| n != nav);
-        self.harness_note(format!("remove iframe {}", self.navigables[nav].label));
+        self.harness_note(|w| format!("remove iframe {}", w.navigables[nav].label));
         self.destroy_navigable(nav);
         self.recount_not_ready(traversable);
         self.check_waiters();
@@ -406,17 +406,19 @@ impl World {
         let nav = self
             .node_navigable(from)
             .ok_or_else(|| WorldError::NotActive(self.label(from)))?;
-        self.harness_note(format!(
-            "navigate {} from {} to {}{}",
-            self.navigables[nav].label,
-            self.label(from),
-            url,
-            if keep_in_bfcache {
-                " (old document kept in bfcache)"
-            } else {
-                ""
-            }
-        ));
+        self.harness_note(|w| {
+            format!(
+                "navigate {} from {} to {}{}",
+                w.navigables[nav].label,
+                w.label(from),
+                url,
+                if keep_in_bfcache {
+                    " (old document kept in bfcache)"
+                } else {
+                    ""
+                }
+            )
+        });
         // Session history entries after the current one are dropped, their documents with them.
         let forward: Vec<DocumentKey> = {
             let n = &self.navigables[nav];
@@ -450,12 +452,14 @@ impl World {
         if !self.documents[previous].in_bfcache {
             return Err(WorldError::NotInBfcache(self.label(previous)));
         }
-        self.harness_note(format!(
-            "traverse {} back: {} restored from bfcache, {} enters it",
-            self.navigables[nav].label,
-            self.label(previous),
-            self.label(doc)
-        ));
+        self.harness_note(|w| {
+            format!(
+                "traverse {} back: {} restored from bfcache, {} enters it",
+                w.navigables[nav].label,
+                w.label(previous),
+                w.label(doc)
+            )
+        });
         self.documents[doc].in_bfcache = true;
         self.documents[previous].in_bfcache = false;
         let n = &mut self.navigables[nav];
@@ -478,7 +482,7 @@ impl World {
         if self.navigables[nav].destroyed {
             return Err(WorldError::AlreadyRemoved(self.label(doc)));
         }
-        self.harness_note(format!("close {}", self.navigables[nav].label));
+        self.harness_note(|w| format!("close {}", w.navigables[nav].label));
         self.destroy_navigable(nav);
         self.navigables[nav].active_document = None;
         self.recount_not_ready(nav);

@@ -76,7 +76,8 @@ impl ErrorValue {
     }
 }
 
-const ECMA_ERRORS: &[&str] = &[
+/// The ECMAScript error constructors a scenario may name.
+pub const ECMA_ERRORS: &[&str] = &[
     "Error",
     "TypeError",
     "RangeError",

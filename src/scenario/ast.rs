@@ -48,6 +48,13 @@ pub enum RunKind {
     Steps(u64),
 }
 
+/// A document's `Permissions-Policy` header for "tools", as written and as parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Policy {
+    pub header: String,
+    pub allowlist: crate::platform::permissions::Allowlist,
+}
+
 /// How a scenario's thenable answers `then`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ThenableKind {
@@ -63,7 +70,7 @@ pub enum ActionKind {
         name: String,
         url: String,
         loading: bool,
-        policy: Option<String>,
+        policy: Option<Policy>,
         site_keyed: bool,
     },
     Frame {
@@ -72,7 +79,7 @@ pub enum ActionKind {
         url: String,
         allow: Option<String>,
         loading: bool,
-        policy: Option<String>,
+        policy: Option<Policy>,
     },
     Promise {
         name: String,

@@ -836,7 +836,7 @@ impl Context {
         p: &mut Parser,
         frame: bool,
         origin: &crate::platform::origin::Origin,
-    ) -> Result<(bool, Option<String>, Option<String>, bool), ParseError> {
+    ) -> Result<(bool, Option<Policy>, Option<String>, bool), ParseError> {
         let (mut loading, mut policy, mut allow, mut site_keyed) = (false, None, None, false);
         while !p.at_end() {
             let word = p.ident(if frame {
@@ -854,9 +854,13 @@ impl Context {
                 "policy" => {
                     p.punct("=")?;
                     let value = p.string("a Permissions-Policy value such as \"tools=()\"")?;
-                    crate::platform::permissions::parse_policy_header(&value, origin)
-                        .map_err(|e| p.error_prev(format!("bad policy: {e}")))?;
-                    policy = Some(value);
+                    let allowlist =
+                        crate::platform::permissions::parse_policy_header(&value, origin)
+                            .map_err(|e| p.error_prev(format!("bad policy: {e}")))?;
+                    policy = Some(Policy {
+                        header: value,
+                        allowlist,
+                    });
                 }
                 other => {
                     return Err(p.error_prev(format!(

@@ -9,8 +9,6 @@ use super::ast::*;
 use crate::platform::event_loop::{Candidate, UNIT_BUDGET};
 use crate::platform::keys::{DocumentKey, ObservationKey};
 use crate::platform::navigable::{DocumentOptions, Lifecycle};
-use crate::platform::origin::Origin;
-use crate::platform::permissions::parse_policy_header;
 use crate::platform::promise::{PromiseState, ThenBehaviour};
 use crate::platform::script::Expr;
 use crate::platform::value::Value;
@@ -514,7 +512,7 @@ impl<'a> SubtestRun<'a> {
                     Trigger::Exists(doc) => format!("when {doc} exists"),
                 };
                 self.world
-                    .harness_note(format!("the block of line {} runs ({what})", trigger.line));
+                    .harness_note(|_| format!("the block of line {} runs ({what})", trigger.line));
                 for a in actions {
                     self.act(a)
                         .map_err(|m| format!("{}:{}: {m}", self.file.path, a.line))?;
@@ -664,7 +662,7 @@ impl<'a> SubtestRun<'a> {
             } => {
                 let options = DocumentOptions {
                     loading: *loading,
-                    tools_policy: policy_allowlist(policy.as_deref(), url)?,
+                    tools_policy: policy.as_ref().map(|p| p.allowlist.clone()),
                     origin_keyed: site_keyed.then_some(false),
                 };
                 w.open_page_with(name, url, options)
@@ -681,7 +679,7 @@ impl<'a> SubtestRun<'a> {
                 let parent = self.doc(parent)?;
                 let options = DocumentOptions {
                     loading: *loading,
-                    tools_policy: policy_allowlist(policy.as_deref(), url)?,
+                    tools_policy: policy.as_ref().map(|p| p.allowlist.clone()),
                     origin_keyed: None,
                 };
                 self.world
@@ -1182,19 +1180,6 @@ impl<'a> SubtestRun<'a> {
         out.push(("findings".into(), format!("{findings:?}")));
         out
     }
-}
-
-fn policy_allowlist(
-    policy: Option<&str>,
-    url: &str,
-) -> Result<Option<crate::platform::permissions::Allowlist>, String> {
-    let Some(policy) = policy else {
-        return Ok(None);
-    };
-    let parsed = url::Url::parse(url).map_err(|e| format!("`{url}` is not a URL: {e}"))?;
-    let mut n = 0;
-    let origin = Origin::of_url(&parsed, &mut n);
-    parse_policy_header(policy, &origin).map(Some)
 }
 
 fn error_name(v: &Value) -> Option<String> {

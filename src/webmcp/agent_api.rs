@@ -550,13 +550,7 @@ impl World {
                 "no tool {:?}: UnknownError",
                 e.tool_name
             );
-            return self.reply(
-                execution,
-                Err(ErrorValue::dom(
-                    "UnknownError",
-                    format!("no tool named {:?}", e.tool_name),
-                )),
-            );
+            return self.reply(execution, Err(no_such_tool(&e.tool_name)));
         };
         step!(self, EXECUTE_TOOL, "10.4", Some(target));
         // 10.5. And visible to the caller's origin; otherwise it is as if it did not exist.
@@ -574,13 +568,7 @@ impl World {
                 Some(target),
                 "not visible to the caller: UnknownError"
             );
-            return self.reply(
-                execution,
-                Err(ErrorValue::dom(
-                    "UnknownError",
-                    format!("no tool named {:?}", e.tool_name),
-                )),
-            );
+            return self.reply(execution, Err(no_such_tool(&e.tool_name)));
         }
         step!(self, EXECUTE_TOOL, "10.5", Some(target));
         // (input-schema=tentative-subset, WPT's .tentative test) Input that fails the tool's
@@ -656,13 +644,7 @@ impl World {
                 "{:?} is no longer registered: UnknownError",
                 e.tool_name
             );
-            return self.reply(
-                execution,
-                Err(ErrorValue::dom(
-                    "UnknownError",
-                    format!("no tool named {:?}", e.tool_name),
-                )),
-            );
+            return self.reply(execution, Err(no_such_tool(&e.tool_name)));
         };
         step!(self, RUN_A_TOOL, "2", Some(target));
         // 3. Parse the input in the tool's realm.
@@ -836,6 +818,12 @@ impl World {
             );
         }
     }
+}
+
+/// executeTool()'s answer for a tool that is not there (or not visible to the caller: the
+/// same answer, so that a caller learns nothing of tools it may not see).
+fn no_such_tool(name: &str) -> ErrorValue {
+    ErrorValue::dom("UnknownError", format!("no tool named {name:?}"))
 }
 
 /// A `RegisteredTool` dictionary for a tool definition.

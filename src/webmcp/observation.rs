@@ -68,7 +68,7 @@ impl World {
             started_at: None,
             result: None,
         });
-        self.harness_note(format!("the browser agent asks for observation {label}"));
+        self.harness_note(|_| format!("the browser agent asks for observation {label}"));
         let queue = self.ai_agent_queue;
         self.enqueue_parallel_step(
             queue,

@@ -287,14 +287,7 @@ impl World {
             //       (Chromium) adds them only once step 20 has passed.
             match self.profile.register_abort_steps {
                 RegisterAbortSteps::AsWritten => {
-                    self.add_abort_algorithm(
-                        signal,
-                        AbortAlgorithm::UnregisterTool {
-                            context: this,
-                            tool_name: tool_name.clone(),
-                            promise,
-                        },
-                    );
+                    self.add_abort_algorithm(signal, abort_steps(this, &tool_name, promise));
                     step!(self, REGISTER_TOOL, "18.2", Some(tool_owner));
                 }
                 RegisterAbortSteps::OnSuccess => {
@@ -348,14 +341,7 @@ impl World {
         if let (Some(signal), RegisterAbortSteps::OnSuccess) =
             (options.signal, self.profile.register_abort_steps)
         {
-            self.add_abort_algorithm(
-                signal,
-                AbortAlgorithm::UnregisterTool {
-                    context: this,
-                    tool_name: tool_name.clone(),
-                    promise,
-                },
-            );
+            self.add_abort_algorithm(signal, abort_steps(this, &tool_name, promise));
             step!(
                 self,
                 REGISTER_TOOL,
@@ -794,6 +780,15 @@ impl World {
             tool_name: None,
         };
         self.dispatch_event(EventTargetRef::ModelContext(context), event);
+    }
+}
+
+/// registerTool() step 18.2's abort steps for one registration.
+fn abort_steps(context: ModelContextKey, tool_name: &str, promise: PromiseKey) -> AbortAlgorithm {
+    AbortAlgorithm::UnregisterTool {
+        context,
+        tool_name: tool_name.into(),
+        promise,
     }
 }
 
