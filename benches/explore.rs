@@ -12,8 +12,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use webmcp_ref::engine::profile::{Profile, NAMED_PROFILES};
 use webmcp_ref::explore::{explore_all, Exploration, ExploreOptions, Progress};
-use webmcp_ref::profile::{Profile, NAMED_PROFILES};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::scenario::ast::ScenarioFile;
 use webmcp_ref::scenario::parse_file;
 use webmcp_ref::scenario::suite::{discover, load};

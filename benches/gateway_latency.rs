@@ -14,6 +14,8 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::ServiceExt;
 use serde_json::json;
 use webmcp_ref::gateway::{Clock, Gateway, ServeOptions};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::scenario::parse_file;
 use webmcp_ref::Profile;
 

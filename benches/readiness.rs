@@ -15,8 +15,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use webmcp_ref::platform::navigable::DocumentOptions;
-use webmcp_ref::platform::promise::{Handler, Promise, PromiseReaction, PromiseState};
+use webmcp_ref::host::navigable::DocumentOptions;
+use webmcp_ref::host::promise::{Handler, Promise, PromiseReaction, PromiseState};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
+use webmcp_ref::webmcp::steps::Steps;
 use webmcp_ref::webmcp::PendingPromise;
 use webmcp_ref::{DocumentKey, ObservationKey, Profile, PromiseKey, Value, WaitOutcome, World};
 
@@ -388,9 +391,9 @@ fn report_memory_per_pending_promise() {
     );
     println!(
         "[memory] sizes: Promise {} B, PromiseReaction {} B (Handler {} B), PendingPromise {} B",
-        std::mem::size_of::<Promise>(),
-        std::mem::size_of::<PromiseReaction>(),
-        std::mem::size_of::<Handler>(),
+        std::mem::size_of::<Promise<Steps>>(),
+        std::mem::size_of::<PromiseReaction<Steps>>(),
+        std::mem::size_of::<Handler<Steps>>(),
         std::mem::size_of::<PendingPromise>(),
     );
     println!(

@@ -12,6 +12,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use webmcp_ref::browser::{self, chromium, known::Right, DiffOptions, Verdict};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::scenario::parse_file;
 use webmcp_ref::Profile;
 

@@ -2,6 +2,8 @@
 //! input, and messages that say what was wrong.
 
 use std::process::Command;
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 
 fn webmcp_ref(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_webmcp-ref"))

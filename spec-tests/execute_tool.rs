@@ -18,6 +18,8 @@
 mod common;
 
 use common::{tool, Sim};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::webmcp::{CANCEL_A_TOOL, EXECUTE_TOOL, RUN_A_TOOL};
 use webmcp_ref::{DocumentKey, Value};
 

@@ -3,8 +3,10 @@
 
 use std::collections::BTreeMap;
 
+use webmcp_ref::engine::profile::Profile;
 use webmcp_ref::explore::{explore_all, explore_subtest, Exploration, ExploreOptions, Progress};
-use webmcp_ref::profile::Profile;
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::scenario::{parse_file, run_file, RunOptions, ScenarioFile, Status};
 use webmcp_ref::Schedule;
 

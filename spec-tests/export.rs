@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use webmcp_ref::export::{export_file, translate::LeftOut, ExportedFile, MARK};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::scenario::{parse_file, run_file, RunOptions};
 use webmcp_ref::Profile;
 

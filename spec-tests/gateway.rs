@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 use webmcp_ref::gateway::{Clock, Gateway, LiveCounts, Reply, ServeOptions, UNTRUSTED_NOTICE};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::scenario::parse_file;
 use webmcp_ref::Profile;
 

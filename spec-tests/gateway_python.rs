@@ -12,6 +12,8 @@
 //! ```
 
 use std::process::Command;
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 
 #[test]
 #[ignore = "needs WEBMCP_REF_PYTHON: a Python with the `mcp` package (see .ci/run)"]

@@ -14,7 +14,9 @@ mod common;
 
 use common::{tool, Sim};
 use url::Url;
-use webmcp_ref::platform::origin::Origin;
+use webmcp_ref::host::origin::Origin;
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::webmcp::{NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, TOOL_IS_VISIBLE_TO_AN_ORIGIN};
 use webmcp_ref::DocumentKey;
 

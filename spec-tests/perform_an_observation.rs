@@ -12,6 +12,8 @@
 mod common;
 
 use common::{observed_tools, tool, Sim};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::webmcp::PERFORM_AN_OBSERVATION;
 use webmcp_ref::WaitOutcome;
 

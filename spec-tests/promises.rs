@@ -11,8 +11,10 @@
 mod common;
 
 use common::Sim;
-use webmcp_ref::platform::promise::ThenBehaviour;
-use webmcp_ref::webmcp::{HOST_ENQUEUE_PROMISE_JOB, PROMISE_RESOLVE_THENABLE_JOB};
+use webmcp_ref::host::promise::ThenBehaviour;
+use webmcp_ref::host::spec::{HOST_ENQUEUE_PROMISE_JOB, PROMISE_RESOLVE_THENABLE_JOB};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::Value;
 
 /// A page `top` at https://a.test/ with a same-origin iframe `child`.

@@ -23,9 +23,11 @@ mod common;
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
-use webmcp_ref::platform::navigable::DocumentOptions;
-use webmcp_ref::platform::promise::{PromiseState, ThenBehaviour};
-use webmcp_ref::profile::NAMED_PROFILES;
+use webmcp_ref::engine::profile::NAMED_PROFILES;
+use webmcp_ref::host::navigable::DocumentOptions;
+use webmcp_ref::host::promise::{PromiseState, ThenBehaviour};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::{DocumentKey, PromiseKey, Value, World};
 
 /// What `waitForToolsUntil()` is given.

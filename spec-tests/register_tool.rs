@@ -12,8 +12,10 @@
 mod common;
 
 use common::{tool, Sim};
-use webmcp_ref::platform::navigable::DocumentOptions;
-use webmcp_ref::platform::permissions::Allowlist;
+use webmcp_ref::host::navigable::DocumentOptions;
+use webmcp_ref::host::permissions::Allowlist;
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::webmcp::{REGISTER_TOOL, UNREGISTER_A_TOOL};
 use webmcp_ref::{DocumentKey, Value};
 

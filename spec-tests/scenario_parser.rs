@@ -2,6 +2,8 @@
 //! no input, however broken, makes it (or the runner) panic.
 
 use proptest::prelude::*;
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::scenario::{parse_file, run_file, RunOptions};
 
 const GOOD: &str = r#"title: a small file

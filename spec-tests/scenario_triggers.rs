@@ -3,6 +3,8 @@
 //! `webmcp-ref serve` hands the world to agents). Under `run` they keep their meaning, so a
 //! served page's timeline can be checked like any subtest.
 
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::scenario::ast::ActionKind;
 use webmcp_ref::scenario::runner::SubtestRun;
 use webmcp_ref::scenario::{parse_file, run_file, RunOptions, Status};
@@ -294,7 +296,7 @@ fn the_served_scenarios_hold_under_every_profile() {
         }
         let source = std::fs::read_to_string(&path).unwrap();
         let file = parse_file(&path.display().to_string(), &source).unwrap();
-        for p in webmcp_ref::profile::NAMED_PROFILES {
+        for p in webmcp_ref::engine::profile::NAMED_PROFILES {
             let options = RunOptions {
                 profile: webmcp_ref::Profile::named(p.name).unwrap(),
                 ..RunOptions::default()

@@ -9,6 +9,8 @@
 mod common;
 
 use common::{tool, Sim};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::webmcp::UNREGISTER_A_TOOL;
 use webmcp_ref::DocumentKey;
 

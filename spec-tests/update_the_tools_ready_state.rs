@@ -14,8 +14,13 @@
 mod common;
 
 use common::Sim;
-use webmcp_ref::platform::navigable::{DocumentOptions, Lifecycle};
-use webmcp_ref::webmcp::{TOOLS_READY_GETTER, UPDATE_THE_TOOLS_READY_STATE};
+use webmcp_ref::host::navigable::{DocumentOptions, Lifecycle};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
+use webmcp_ref::webmcp::{
+    TOOLS_READY_GETTER, UPDATE_THE_TOOLS_READY_STATE, UPDATE_THE_TOOLS_READY_STATE_COALESCED,
+    UPDATE_THE_TOOLS_READY_STATE_R1,
+};
 use webmcp_ref::{DocumentKey, WaitOutcome};
 
 /// A toolchange listener on `doc`'s ModelContext that logs "LABEL INTERFACE READY" (READY is
@@ -69,8 +74,14 @@ fn update_the_tools_ready_state_step_2_the_final_revision_dispatches_no_event() 
         sim.task(top, "resolve p with 1");
         sim.run();
         assert!(sim.logged().is_empty(), "{name}: {:?}", sim.logged());
-        assert!(!sim.reached(&UPDATE_THE_TOOLS_READY_STATE, "3"), "{name}");
-        assert!(!sim.reached(&UPDATE_THE_TOOLS_READY_STATE, "4"), "{name}");
+        assert!(
+            !sim.reached(&UPDATE_THE_TOOLS_READY_STATE_R1, "3"),
+            "{name}"
+        );
+        assert!(
+            !sim.reached(&UPDATE_THE_TOOLS_READY_STATE_COALESCED, "3"),
+            "{name}"
+        );
         // The listener works: a registration is notified, as a plain Event.
         register_a_tool(&mut sim, top);
         assert_eq!(sim.logged(), vec!["top Event undefined"], "{name}");
@@ -78,7 +89,8 @@ fn update_the_tools_ready_state_step_2_the_final_revision_dispatches_no_event() 
 }
 
 #[test]
-fn update_the_tools_ready_state_step_3_ready_events_fire_false_then_true_at_the_tree() {
+fn update_the_tools_ready_state_first_revision_step_3_ready_events_fire_false_then_true_at_the_tree(
+) {
     let mut sim = Sim::new("pr373-r1");
     let top = sim.page("top", "https://a.test/");
     let child = sim.frame(top, "child", "https://a.test/child.html");
@@ -100,7 +112,7 @@ fn update_the_tools_ready_state_step_3_ready_events_fire_false_then_true_at_the_
 }
 
 #[test]
-fn update_the_tools_ready_state_step_3_ready_events_go_to_documents_allowed_to_use_tools_whatever_their_origin(
+fn update_the_tools_ready_state_first_revision_step_3_ready_events_go_to_documents_allowed_to_use_tools_whatever_their_origin(
 ) {
     let mut sim = Sim::new("pr373-r1");
     let top = sim.page("top", "https://a.test/");
@@ -121,7 +133,7 @@ fn update_the_tools_ready_state_step_3_ready_events_go_to_documents_allowed_to_u
 }
 
 #[test]
-fn update_the_tools_ready_state_step_3_an_already_settled_value_fires_false_then_true_under_the_first_revision(
+fn update_the_tools_ready_state_first_revision_step_3_an_already_settled_value_fires_false_then_true_under_the_first_revision(
 ) {
     // The review's complaint: waitForToolsUntil(42) fires ToolChangeEvent{ready:false}, then
     // {ready:true} a microtask later; the final revision fires nothing.
@@ -143,7 +155,7 @@ fn update_the_tools_ready_state_step_3_an_already_settled_value_fires_false_then
 }
 
 #[test]
-fn update_the_tools_ready_state_step_3_no_event_when_the_state_does_not_change() {
+fn update_the_tools_ready_state_first_revision_step_3_no_event_when_the_state_does_not_change() {
     let mut sim = Sim::new("pr373-r1");
     let top = sim.page("top", "https://a.test/");
     log_toolchange(&mut sim, top, "top");
@@ -163,7 +175,8 @@ fn update_the_tools_ready_state_step_3_no_event_when_the_state_does_not_change()
 }
 
 #[test]
-fn update_the_tools_ready_state_step_3_ready_events_suppress_registry_toolchange_while_not_ready() {
+fn update_the_tools_ready_state_first_revision_step_3_ready_events_suppress_registry_toolchange_while_not_ready(
+) {
     let mut sim = Sim::new("pr373-r1");
     let top = sim.page("top", "https://a.test/");
     log_toolchange(&mut sim, top, "top");
@@ -198,7 +211,8 @@ fn update_the_tools_ready_state_step_3_ready_events_suppress_registry_toolchange
 }
 
 #[test]
-fn update_the_tools_ready_state_step_3_a_change_while_not_fully_active_is_not_notified() {
+fn update_the_tools_ready_state_first_revision_step_3_a_change_while_not_fully_active_is_not_notified(
+) {
     let mut sim = Sim::with(
         "spec",
         &[
@@ -229,7 +243,8 @@ fn update_the_tools_ready_state_step_3_a_change_while_not_fully_active_is_not_no
 }
 
 #[test]
-fn update_the_tools_ready_state_step_4_coalesced_fires_nothing_for_an_already_settled_value() {
+fn update_the_tools_ready_state_coalesced_proposal_step_3_fires_nothing_for_an_already_settled_value(
+) {
     // Even with the first revision's always-add, the comparison task sees the state it last
     // notified (true): nothing fires.
     for sim in [
@@ -259,13 +274,14 @@ fn update_the_tools_ready_state_step_4_coalesced_fires_nothing_for_an_already_se
     let top = sim.page("top", "https://a.test/");
     sim.task(top, "top.waitForToolsUntil(42)");
     sim.run();
-    assert!(sim.reached(&UPDATE_THE_TOOLS_READY_STATE, "4"));
-    assert!(sim.reached(&UPDATE_THE_TOOLS_READY_STATE, "4.1"));
-    assert!(!sim.reached(&UPDATE_THE_TOOLS_READY_STATE, "4.3"));
+    assert!(sim.reached(&UPDATE_THE_TOOLS_READY_STATE_COALESCED, "3"));
+    assert!(sim.reached(&UPDATE_THE_TOOLS_READY_STATE_COALESCED, "3.1"));
+    assert!(!sim.reached(&UPDATE_THE_TOOLS_READY_STATE_COALESCED, "3.3"));
 }
 
 #[test]
-fn update_the_tools_ready_state_step_4_coalesced_fires_nothing_for_a_flip_within_one_task() {
+fn update_the_tools_ready_state_coalesced_proposal_step_3_fires_nothing_for_a_flip_within_one_task()
+{
     let mut sim = Sim::new("coalesced-readiness");
     let top = sim.page("top", "https://a.test/");
     log_toolchange(&mut sim, top, "top");
@@ -283,7 +299,7 @@ fn update_the_tools_ready_state_step_4_coalesced_fires_nothing_for_a_flip_within
 }
 
 #[test]
-fn update_the_tools_ready_state_step_4_3_coalesced_notifies_each_lasting_change_once() {
+fn update_the_tools_ready_state_coalesced_proposal_step_3_3_notifies_each_lasting_change_once() {
     let mut sim = Sim::new("coalesced-readiness");
     let top = sim.page("top", "https://a.test/");
     let child = sim.frame(top, "child", "https://a.test/child.html");
@@ -306,8 +322,8 @@ fn update_the_tools_ready_state_step_4_3_coalesced_notifies_each_lasting_change_
             "child ToolChangeEvent true",
         ]
     );
-    assert!(sim.reached(&UPDATE_THE_TOOLS_READY_STATE, "4.2"));
-    assert!(sim.reached(&UPDATE_THE_TOOLS_READY_STATE, "4.3"));
+    assert!(sim.reached(&UPDATE_THE_TOOLS_READY_STATE_COALESCED, "3.2"));
+    assert!(sim.reached(&UPDATE_THE_TOOLS_READY_STATE_COALESCED, "3.3"));
 }
 
 #[test]

@@ -12,6 +12,8 @@
 mod common;
 
 use common::Sim;
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::webmcp::WAIT_FOR_TOOLS_TO_BE_READY;
 use webmcp_ref::{DocumentKey, WaitOutcome};
 

@@ -12,10 +12,11 @@
 mod common;
 
 use common::Sim;
-use webmcp_ref::platform::promise::ThenBehaviour;
-use webmcp_ref::webmcp::{
-    HOST_ENQUEUE_PROMISE_JOB, SETTLE_ON_REALM_DESTRUCTION, WAIT_FOR_TOOLS_UNTIL,
-};
+use webmcp_ref::host::promise::ThenBehaviour;
+use webmcp_ref::host::spec::HOST_ENQUEUE_PROMISE_JOB;
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
+use webmcp_ref::webmcp::{SETTLE_ON_REALM_DESTRUCTION, WAIT_FOR_TOOLS_UNTIL};
 use webmcp_ref::{DocumentKey, Value, WaitOutcome};
 
 /// The profiles the review's cases are stated under.

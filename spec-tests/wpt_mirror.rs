@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use webmcp_ref::profile::{Profile, NAMED_PROFILES};
+use webmcp_ref::engine::profile::{Profile, NAMED_PROFILES};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
 use webmcp_ref::report;
 use webmcp_ref::scenario::suite::{discover, load};
 use webmcp_ref::scenario::{run_file, RunOptions, Status};

@@ -6,11 +6,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use webmcp_ref::profile::{Profile, NAMED_PROFILES, SWITCHES};
+use webmcp_ref::engine::profile::{self, Profile, NAMED_PROFILES};
+use webmcp_ref::engine::trace::Coverage;
 use webmcp_ref::report;
 use webmcp_ref::scenario::suite::{bundled_mirror, discover, load};
 use webmcp_ref::scenario::{run_file, FileResult, RunOptions, ScenarioFile};
-use webmcp_ref::trace::Coverage;
 use webmcp_ref::Schedule;
 
 #[derive(Parser)]
@@ -688,8 +688,9 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
                         "Named profiles (each is `spec` with the switches shown):\n"
                     )?;
                     for p in NAMED_PROFILES {
-                        let sw: Vec<String> =
-                            p.switches.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        let sw = Profile::named(p.name)
+                            .map(|p| p.differences_from_spec())
+                            .unwrap_or_default();
                         writeln!(stdout, "  {:<27} {}", p.name, p.about)?;
                         if !sw.is_empty() {
                             writeln!(stdout, "  {:<27}   {}", "", sw.join(", "))?;
@@ -699,21 +700,20 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
                         stdout,
                         "\nSwitches (set any with --set name=value; the first value is spec's):\n"
                     )?;
-                    for s in SWITCHES {
+                    for s in profile::switches() {
                         writeln!(stdout, "  {}\n      from: {}", s.name, s.source)?;
-                        for (v, what) in s.values {
-                            writeln!(stdout, "      {v:<22} {what}")?;
+                        for v in s.values {
+                            writeln!(stdout, "      {:<22} {}", v.name, v.meaning)?;
                         }
                     }
                 }
                 SimpleFormat::Json => {
                     let profiles: Vec<serde_json::Value> = NAMED_PROFILES
                         .iter()
-                        .map(|p| serde_json::json!({"name": p.name, "about": p.about, "switches": p.switches.iter().map(|(k, v)| serde_json::json!({k.to_string(): v})).collect::<Vec<_>>()}))
+                        .map(|p| serde_json::json!({"name": p.name, "about": p.about, "switches": Profile::named(p.name).map(|p| p.differences_from_spec()).unwrap_or_default().iter().filter_map(|kv| kv.split_once('=')).map(|(k, v)| serde_json::json!({k.to_string(): v})).collect::<Vec<_>>()}))
                         .collect();
-                    let switches: Vec<serde_json::Value> = SWITCHES
-                        .iter()
-                        .map(|s| serde_json::json!({"name": s.name, "source": s.source, "values": s.values.iter().map(|(v, w)| serde_json::json!({"value": v, "means": w})).collect::<Vec<_>>()}))
+                    let switches: Vec<serde_json::Value> = profile::switches()
+                        .map(|s| serde_json::json!({"name": s.name, "source": s.source, "values": s.values.iter().map(|v| serde_json::json!({"value": v.name, "means": v.meaning})).collect::<Vec<_>>()}))
                         .collect();
                     writeln!(
                         stdout,

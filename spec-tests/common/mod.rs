@@ -8,11 +8,13 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
-use webmcp_ref::platform::keys::ThenableKey;
-use webmcp_ref::platform::navigable::DocumentOptions;
-use webmcp_ref::platform::promise::{PromiseState, ThenBehaviour};
-use webmcp_ref::platform::script::{CallbackBody, Function};
-use webmcp_ref::trace::{step_index, Algorithm};
+use webmcp_ref::host::keys::ThenableKey;
+use webmcp_ref::host::navigable::DocumentOptions;
+use webmcp_ref::host::promise::{PromiseState, ThenBehaviour};
+use webmcp_ref::host::spec::{step_index, Algorithm};
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
+use webmcp_ref::script::ast::{CallbackBody, Function};
 use webmcp_ref::{DocumentKey, ObservationResult, Profile, PromiseKey, Value, World};
 
 /// A world under test, with the scripts it queued, so that a script that throws (a typo in a
@@ -123,7 +125,10 @@ impl Sim {
             body: CallbackBody::Script(Arc::new(block)),
             captured: Vec::new(),
         };
-        self.w.bind(name, Value::Function(Arc::new(f)));
+        self.w.bind(
+            name,
+            Value::Function(webmcp_ref::script::code::Code::Function(f).callback()),
+        );
     }
 
     /// Queues one task of `doc` that runs `source`; returns the task's completion promise.
@@ -288,7 +293,7 @@ impl Sim {
             .entries
             .iter()
             .filter_map(|e| match e {
-                webmcp_ref::trace::TraceEntry::Unit { what, .. } => Some(what.clone()),
+                webmcp_ref::engine::trace::TraceEntry::Unit { what, .. } => Some(what.clone()),
                 _ => None,
             })
             .collect()

@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::engine::profile::Profile;
 use crate::explore::{explore_file, ExploreOptions, Progress};
 use crate::export::{export_file, write_tree, ExportedFile, LeftOut};
-use crate::profile::Profile;
 use crate::scenario::{run_file, RunOptions, ScenarioFile, Status};
 use known::KnownDifference;
 

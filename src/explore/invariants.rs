@@ -1,9 +1,13 @@
 //! Invariants the explorer checks after every unit of every schedule, each with the profiles
 //! it holds under.
 
-use crate::profile::{SettleUpdatesToolsReady, ToolsReadyLifecycle};
-use crate::webmcp::readiness::WaitState;
-use crate::world::World;
+use crate::engine::world::World;
+use crate::host::events::EventTargetRef;
+use crate::host::parallel::{ParallelStepKind, QueueState};
+use crate::host::timers::TimerKind;
+use crate::prelude::*;
+use crate::webmcp::steps::{ParallelStep, TimerStep};
+use crate::webmcp::switches::{SettleUpdatesToolsReady, ToolsReadyLifecycle};
 
 /// An invariant: its name, when it applies, and its check.
 pub struct Invariant {
@@ -19,18 +23,19 @@ pub const INVARIANTS: &[Invariant] = &[
         name: "tools-ready-is-pending-set-empty",
         holds_under: "settle-updates-tools-ready=always and tools-ready-lifecycle=none (spec, chromium, and the proposals that keep them)",
         applies: |w| {
-            w.profile.settle_updates_tools_ready == SettleUpdatesToolsReady::Always
-                && w.profile.tools_ready_lifecycle == ToolsReadyLifecycle::None
+            w.switches().settle_updates_tools_ready == SettleUpdatesToolsReady::Always
+                && w.switches().tools_ready_lifecycle == ToolsReadyLifecycle::None
         },
         check: |w| {
             // Every change to the pending set is followed, in the same unit, by "update the
             // tools-ready state"; so between units the two agree for every document.
-            for (_, d) in &w.documents {
-                let pending = w.model_contexts[d.model_context].pending_tool_readiness_promises.len();
-                if d.tools_ready != (pending == 0) {
+            for (key, d) in w.documents.iter() {
+                let pending = w.pending_tool_readiness_promises(key);
+                let ready = w.tools_ready(key);
+                if ready != (pending == 0) {
                     return Err(format!(
-                        "{} has tools-ready {} with {pending} pending tool readiness promise(s)",
-                        d.label, d.tools_ready
+                        "{} has tools-ready {ready} with {pending} pending tool readiness promise(s)",
+                        d.label
                     ));
                 }
             }
@@ -54,8 +59,8 @@ pub const INVARIANTS: &[Invariant] = &[
         holds_under: "every profile",
         applies: |_| true,
         check: |w| {
-            let timeout = w.profile.tools_ready_timeout_ms;
-            for (_, waiter) in &w.waiters {
+            let timeout = w.switches().tools_ready_timeout_ms;
+            for (_, waiter) in &w.webmcp().waiters {
                 if w.now.saturating_sub(waiter.started_at) > timeout {
                     return Err(format!(
                         "a wait for tools to be ready begun at {} ms is still on at {} ms (timeout {timeout} ms)",
@@ -73,33 +78,37 @@ pub const INVARIANTS: &[Invariant] = &[
         check: |w| {
             // A waiter has its deadline timer and blocks its queue while it waits; every
             // deadline timer belongs to a waiter; every listener is on its target's list.
-            for (key, waiter) in &w.waiters {
-                if waiter.state == WaitState::Waiting && !w.timers.contains_key(waiter.deadline) {
+            for (key, waiter) in &w.webmcp().waiters {
+                if waiter.outcome.is_none() && !w.timers.contains_key(waiter.deadline) {
                     return Err("a waiting waiter has lost its deadline timer".into());
                 }
-                let blocked = w
-                    .parallel_queues
-                    .get(waiter.queue)
-                    .is_some_and(|q| q.waiting_on == Some(key));
+                let Some(queue) = w.parallel_queues.get(waiter.queue) else {
+                    return Err("a waiter's parallel queue is gone".into());
+                };
+                let blocked = queue.state != QueueState::Ready
+                    && matches!(
+                        queue.steps.front().map(|s| &s.kind),
+                        Some(ParallelStepKind::Webmcp(ParallelStep::AfterWait { waiter, .. })) if *waiter == key
+                    );
                 if !blocked {
                     return Err("a waiter's parallel queue is no longer waiting for it".into());
                 }
-                if matches!(waiter.state, WaitState::Woken { .. }) && w.parallel_queues.get(waiter.queue).is_none() {
-                    return Err("a woken waiter's queue is gone".into());
+                if waiter.outcome.is_some() && !matches!(queue.state, QueueState::Woken { .. }) {
+                    return Err("an ended wait has not woken its queue".into());
                 }
             }
             for (_, timer) in &w.timers {
-                if let crate::platform::event_loop::TimerKind::WaitDeadline { waiter } = timer.kind {
-                    if !w.waiters.contains_key(waiter) {
+                if let TimerKind::Webmcp(TimerStep::WaitDeadline { waiter }) = timer.kind {
+                    if !w.webmcp().waiters.contains_key(waiter) {
                         return Err("a deadline timer outlived its wait".into());
                     }
                 }
             }
             for (key, l) in &w.listeners {
                 let list = match l.target {
-                    crate::platform::events::EventTargetRef::ModelContext(c) => &w.model_contexts[c].listeners,
-                    crate::platform::events::EventTargetRef::Window(d) => &w.documents[d].window_listeners,
-                    crate::platform::events::EventTargetRef::Signal(s) => &w.signals[s].listeners,
+                    EventTargetRef::Webmcp(c) => &w.webmcp().model_contexts[c].listeners,
+                    EventTargetRef::Window(d) => &w.documents[d].window_listeners,
+                    EventTargetRef::Signal(s) => &w.signals[s].listeners,
                 };
                 if !list.contains(&key) {
                     return Err(format!("a {} listener is in no target's list", l.event_type));
@@ -122,8 +131,7 @@ pub fn check_all(world: &World) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::Profile;
-    use crate::world::World;
+    use crate::engine::profile::Profile;
 
     fn violations(w: &World) -> Vec<String> {
         check_all(w)
@@ -145,7 +153,7 @@ mod tests {
         let mut w = World::new(Profile::spec());
         let top = w.open_page("top", "https://a.test/").unwrap();
         // tools-ready out of step with the pending set.
-        w.documents[top].tools_ready = false;
+        w.webmcp_mut().documents[top].tools_ready = false;
         assert!(violations(&w)
             .iter()
             .any(|v| v.starts_with("tools-ready-is-pending-set-empty")));
@@ -154,7 +162,7 @@ mod tests {
         assert!(violations(&w)
             .iter()
             .any(|v| v.starts_with("readiness-index-matches-are-all-ready")));
-        w.documents[top].tools_ready = true;
+        w.webmcp_mut().documents[top].tools_ready = true;
         assert!(violations(&w).is_empty());
         // A waiter whose wait outlived its timeout, or lost its timer.
         let p = w.new_promise(top);
@@ -162,6 +170,7 @@ mod tests {
         w.observe(top, "o");
         w.flush().unwrap();
         let (key, deadline) = w
+            .webmcp()
             .waiters
             .iter()
             .map(|(k, wt)| (k, wt.deadline))

@@ -26,7 +26,6 @@
 //! enumeration give the same outcomes with the same counts.
 
 pub mod invariants;
-pub mod state;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -35,10 +34,29 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::profile::Profile;
+use crate::engine::profile::Profile;
+use crate::engine::schedule::{ScheduleError, Scheduler};
 use crate::scenario::ast::{ScenarioFile, Subtest};
 use crate::scenario::runner::{ExpectationResult, Next, Status, SubtestRun};
 use crate::scenario::RunOptions;
+
+/// The explorer's scheduler at one choice point: it takes the candidate the search is
+/// exploring, through the same door as `run`'s schedule and a replay.
+struct Take(usize);
+
+impl Scheduler for Take {
+    fn choose(&mut self, point: u64, candidates: usize) -> Result<usize, ScheduleError> {
+        if self.0 < candidates {
+            Ok(self.0)
+        } else {
+            Err(ScheduleError::OutOfRange {
+                point,
+                choice: self.0 as u32,
+                candidates,
+            })
+        }
+    }
+}
 
 /// How to explore.
 #[derive(Clone, Debug)]
@@ -371,7 +389,7 @@ impl Explorer<'_> {
                 },
             };
             let before = child.world.units_run();
-            child.take(&candidates, Some(i));
+            child.take(&candidates, Some(&mut Take(i)));
             self.units += child.world.units_run() - before;
             let sub = self.explore(child);
             for (id, reach) in sub.iter() {
@@ -457,7 +475,7 @@ impl Explorer<'_> {
     fn report(&self, summary: &Summary) -> Exploration {
         let schedules: u128 = summary.iter().map(|(_, r)| r.count).sum();
         let token = |path: &Option<Arc<Path>>| -> String {
-            let mut s = crate::schedule::Schedule::default();
+            let mut s = crate::engine::schedule::Schedule::default();
             for (point, choice) in path_vec(path).iter().enumerate() {
                 if *choice != 0 {
                     s.choices.insert(point as u64, *choice);

@@ -1,7 +1,7 @@
 //! JavaScript text: literals, identifiers, property access, template strings, comments, all
 //! safe to put inside an HTML `<script>` element.
 
-use crate::platform::value::number_to_js_string;
+use crate::host::value::number_to_js_string;
 
 /// The origins a scenario may use, in the order the exported test maps them: the test page's
 /// own origin, WPT's `HTTPS_REMOTE_ORIGIN`, and WPT's `HTTPS_OTHER_NOTSAMESITE_ORIGIN`.

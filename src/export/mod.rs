@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::profile::Profile;
+use crate::engine::profile::Profile;
 use crate::scenario::ast::ScenarioFile;
 pub use translate::LeftOut;
 

@@ -6,19 +6,19 @@
 //! changes the world (a second page, bfcache, closing the page, a loading document) is left out
 //! with every line after it, so that nothing exported tests something else.
 
-use crate::platform::value::ECMA_ERRORS;
+use crate::host::value::ECMA_ERRORS;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::js;
-use crate::platform::script::{Block, Branch, CallbackBody, Expr, LogPart, StmtKind};
-use crate::platform::value::{ErrorKind, Value};
-use crate::profile::Profile;
+use crate::engine::profile::Profile;
+use crate::host::value::{ErrorKind, Value};
 use crate::scenario::ast::{
     Action, ActionKind, ExpectKind, Expectation, LogExpect, PromiseExpect, RunKind, ScenarioFile,
     Subtest, ThenableKind,
 };
 use crate::scenario::runner::{applies, Next, RunOptions, SubtestRun};
+use crate::script::ast::{Block, Branch, CallbackBody, Expr, LogPart, StmtKind};
 
 /// A line of the scenario that is not in the exported test.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

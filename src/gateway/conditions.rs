@@ -11,13 +11,16 @@ use serde_json::{Map, Value};
 
 use super::answers::Answer;
 use super::tools::mcp_tool_name;
-use crate::platform::event_loop::{ParallelStepKind, TaskAction};
-use crate::platform::keys::{DocumentKey, ModelContextKey, NavigableKey};
-use crate::platform::script::{Block, CallbackBody, Expr, StmtKind};
-use crate::profile::{Profile, ReadinessToolchange};
+use crate::engine::profile::Profile;
+use crate::engine::world::World;
+use crate::host::event_loop::TaskAction;
+use crate::host::keys::{DocumentKey, NavigableKey};
+use crate::host::parallel::ParallelStepKind;
+use crate::prelude::*;
 use crate::scenario::ast::{Action, ActionKind, Subtest};
-use crate::webmcp::ToolchangeCount;
-use crate::world::World;
+use crate::script::ast::{Block, CallbackBody, Expr, StmtKind};
+use crate::webmcp::switches::ReadinessToolchange;
+use crate::webmcp::{ModelContextKey, ToolchangeCount};
 
 /// Every condition, in the order the tool's schema lists them.
 pub const CONDITIONS: [&str; 5] = [
@@ -130,7 +133,7 @@ impl Support {
     pub fn of(subtest: &Subtest, profile: &Profile) -> Support {
         Support {
             navigation: actions_navigate(&subtest.actions),
-            toolchange_ready: profile.readiness_toolchange != ReadinessToolchange::None,
+            toolchange_ready: profile.webmcp.readiness_toolchange != ReadinessToolchange::None,
         }
     }
 
@@ -370,8 +373,8 @@ impl WaitStart {
             at: world.now(),
             toolchanges: documents_of_page(world, page)
                 .map(|(_, d)| {
-                    let c = world.documents[d].model_context;
-                    (c, world.model_contexts[c].toolchanges_fired)
+                    let c = world.context_of(d);
+                    (c, world.webmcp().model_contexts[c].toolchanges_fired)
                 })
                 .collect(),
         }
@@ -466,7 +469,7 @@ impl PageState {
                 documents.push(DocState {
                     label: doc.label.clone(),
                     url: doc.url.to_string(),
-                    tools_ready: doc.tools_ready,
+                    tools_ready: world.tools_ready(d),
                     pending: world.pending_tool_readiness_promises(d),
                     tools,
                 });
@@ -474,8 +477,8 @@ impl PageState {
         }
         let toolchanges = documents_of_page(world, page)
             .filter_map(|(_, d)| {
-                let c = world.documents[d].model_context;
-                let now = world.model_contexts[c].toolchanges_fired;
+                let c = world.context_of(d);
+                let now = world.webmcp().model_contexts[c].toolchanges_fired;
                 let before = start.toolchanges.get(&c).copied().unwrap_or_default();
                 let count = ToolchangeCount {
                     all: now.all - before.all,

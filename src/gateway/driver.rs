@@ -29,14 +29,16 @@ use super::conditions::{
     REREAD_MS,
 };
 use super::tools::{mcp_tool_name, PageTool, CALL, OBSERVE, WAIT_FOR};
-use crate::platform::keys::{DocumentKey, ExecutionKey, NavigableKey, ObservationKey, SignalKey};
-use crate::platform::promise::PromiseState;
-use crate::platform::value::Value;
-use crate::profile::Profile;
+use crate::engine::profile::Profile;
+use crate::engine::world::World;
+use crate::host::keys::{DocumentKey, NavigableKey, SignalKey};
+use crate::host::promise::PromiseState;
+use crate::host::value::Value;
+use crate::prelude::*;
 use crate::scenario::runner::{RunOptions, SubtestRun};
 use crate::scenario::ScenarioFile;
 use crate::webmcp::readiness::WaitOutcome;
-use crate::world::World;
+use crate::webmcp::{ExecutionKey, ObservationKey};
 
 /// How the served world's virtual clock moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1182,6 +1184,7 @@ impl<'a> Driver<'a> {
         let promise = w.execute_tool(doc, registered, input, options);
         let document = w.label(doc);
         let execution = w
+            .webmcp()
             .executions
             .iter()
             .find(|(_, e)| e.promise == promise)
@@ -1214,14 +1217,18 @@ impl<'a> Driver<'a> {
         let done: Vec<u64> = self
             .calls
             .iter()
-            .filter(|(_, c)| self.world().executions[c.execution].outcome.is_some())
+            .filter(|(_, c)| {
+                self.world().webmcp().executions[c.execution]
+                    .outcome
+                    .is_some()
+            })
             .map(|(&id, _)| id)
             .collect();
         for id in done {
             let Some(call) = self.calls.remove(&id) else {
                 continue;
             };
-            let outcome = match &self.world().executions[call.execution].outcome {
+            let outcome = match &self.world().webmcp().executions[call.execution].outcome {
                 Some(Ok(result)) => Ok(result.clone()),
                 Some(Err(e)) => Err(if e.message.is_empty() {
                     e.name.clone()

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
+use crate::engine::trace::Coverage;
 use crate::scenario::{FileResult, Status};
-use crate::trace::Coverage;
 use crate::webmcp::{ALGORITHMS, FULLY_COVERED};
 
 /// The test ID wptreport uses for a scenario file: its path below the mirror root, as WPT

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::platform::script::{Block, Expr};
+use crate::script::ast::{Block, Expr};
 use crate::webmcp::readiness::WaitOutcome;
 
 /// A scenario file: metadata and subtests, each with a fresh world.
@@ -52,7 +52,7 @@ pub enum RunKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Policy {
     pub header: String,
-    pub allowlist: crate::platform::permissions::Allowlist,
+    pub allowlist: crate::host::permissions::Allowlist,
 }
 
 /// How a scenario's thenable answers `then`.

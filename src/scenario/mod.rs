@@ -2,11 +2,12 @@
 //! and stating what must hold under which profiles.
 
 pub mod ast;
-pub mod lexer;
+pub mod expectations;
 pub mod parser;
 pub mod runner;
 pub mod suite;
 
+pub use crate::script::syntax::ParseError;
 pub use ast::ScenarioFile;
-pub use parser::{parse_file, parse_script, ParseError};
+pub use parser::{parse_file, parse_script};
 pub use runner::{run_file, run_subtest, FileResult, RunOptions, Status, SubtestResult};

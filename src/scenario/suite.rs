@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use super::ast::ScenarioFile;
-use super::parser::{parse_file, ParseError};
+use super::parser::parse_file;
+use crate::script::syntax::ParseError;
 
 /// The extension of scenario files.
 pub const EXTENSION: &str = "scn";

@@ -4,18 +4,26 @@
 //! algorithm text for them yet. The steps below are the engine's own; each says what it chose
 //! and, where WPT pins the behaviour down, which test does.
 
-use super::readiness::WaitCaller;
-use super::registry::{convert_signal, dictionary_value, member, required_string, to_idl_string};
-use super::{CANCEL_A_TOOL, CONVERT_DICTIONARY, EXECUTE_TOOL, GET_TOOLS, RUN_A_TOOL};
-use crate::platform::abort::AbortAlgorithm;
-use crate::platform::event_loop::{ParallelStepKind, TaskAction, TaskSource};
-use crate::platform::events::{Event, EventTargetRef};
-use crate::platform::keys::{DocumentKey, ExecutionKey, ParallelQueueKey, PromiseKey, SignalKey};
-use crate::platform::origin::Origin;
-use crate::platform::value::{ErrorValue, Value};
-use crate::profile::GetToolsWaits;
+use super::readiness::{Readiness, WaitCaller, WaitPhase};
+use super::registry::Registry;
+use super::steps::{AbortStep, ParallelStep, ReactionStep, TaskStep};
+use super::switches::{GetToolsWaits, InputSchema};
+use super::{
+    ExecutionKey, WebMcpHost, CANCEL_A_TOOL, CHECK_INPUT_SCHEMA, CONVERT_DICTIONARY, EXECUTE_TOOL,
+    GET_TOOLS, RUN_A_TOOL,
+};
+use crate::host::abort::Abort;
+use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
+use crate::host::events::{Event, EventTargetRef, Events};
+use crate::host::keys::{DocumentKey, ParallelQueueKey, PromiseKey, SignalKey};
+use crate::host::origin::Origin;
+use crate::host::parallel::ParallelStepKind;
+use crate::host::promise::Handler;
+use crate::host::value::{ErrorValue, Value};
+use crate::host::webidl::{
+    convert_signal, dictionary_value, member, required_string, to_idl_string,
+};
 use crate::step;
-use crate::world::World;
 
 /// One call of `executeTool()`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -50,9 +58,10 @@ impl Execution {
     }
 }
 
-impl World {
+/// `getTools()` and `executeTool()`.
+pub trait AgentApi: WebMcpHost {
     /// `getTools(options)` called on the `ModelContext` of `this_doc`.
-    pub fn get_tools(&mut self, this_doc: DocumentKey, options: Value) -> PromiseKey {
+    fn get_tools(&mut self, this_doc: DocumentKey, options: Value) -> PromiseKey {
         // Web IDL: ModelContextGetToolOptions { sequence<USVString> fromOrigins }.
         let from = match dictionary_value(&options, "ModelContextGetToolOptions") {
             Err(e) => return self.promise_rejected_with(this_doc, e),
@@ -149,13 +158,14 @@ impl World {
         // 7. In parallel: (7.1) wait for tools to be ready if the profile says so, (7.2) collect
         //    the tools, (7.3) resolve the promise from a webmcp task.
         step!(self, GET_TOOLS, "7", Some(document));
+        let label = format!("getTools() of {}", self.label(document));
         self.in_parallel(
-            format!("getTools() of {}", self.label(document)),
-            vec![ParallelStepKind::GetTools {
+            label,
+            vec![ParallelStepKind::Webmcp(ParallelStep::GetTools {
                 caller: document,
                 promise,
                 from_origins,
-            }],
+            })],
         );
         // 8. Return promise.
         step!(self, GET_TOOLS, "8", Some(document));
@@ -163,7 +173,7 @@ impl World {
     }
 
     /// getTools() step 7, on its parallel queue.
-    pub(crate) fn get_tools_in_parallel(
+    fn get_tools_in_parallel(
         &mut self,
         queue: ParallelQueueKey,
         caller: DocumentKey,
@@ -171,7 +181,7 @@ impl World {
         from_origins: Vec<Origin>,
     ) {
         // 7.1. (gettools-waits=yes, the follow-up PR #373 defers) Wait for tools to be ready.
-        if self.profile.gettools_waits == GetToolsWaits::Yes {
+        if self.switches().gettools_waits == GetToolsWaits::Yes {
             let traversable = self.traversable_of(caller);
             step!(
                 self,
@@ -186,7 +196,11 @@ impl World {
                 from_origins: from_origins.clone(),
             };
             if self
-                .wait_for_tools_to_be_ready(traversable, queue, waiter)
+                .wait_for_tools_to_be_ready(WaitPhase::Begin {
+                    traversable,
+                    queue,
+                    caller: waiter,
+                })
                 .is_none()
             {
                 return;
@@ -196,7 +210,7 @@ impl World {
     }
 
     /// getTools() steps 7.2-7.3.
-    pub(crate) fn get_tools_collect(
+    fn get_tools_collect(
         &mut self,
         caller: DocumentKey,
         promise: PromiseKey,
@@ -260,7 +274,7 @@ impl World {
     }
 
     /// `executeTool(tool, inputObject, options)` called on the `ModelContext` of `this_doc`.
-    pub fn execute_tool(
+    fn execute_tool(
         &mut self,
         this_doc: DocumentKey,
         tool: Value,
@@ -272,7 +286,8 @@ impl World {
         const T: &str = "RegisteredTool";
         let converted = (|| {
             let dict = dictionary_value(&tool, T)?;
-            let description = required_string(dict, "description", T)?;
+            // Read (and required) before `name`, in Web IDL's order; not used further.
+            required_string(dict, "description", T)?;
             let name = required_string(dict, "name", T)?;
             let origin = required_string(dict, "origin", T)?;
             let window = match dict.and_then(|d| member(d, "window")) {
@@ -288,7 +303,6 @@ impl World {
                     ))
                 }
             };
-            let _ = description;
             let options_dict = dictionary_value(&options, "ModelContextExecuteToolOptions")?;
             let signal = convert_signal(options_dict, "ModelContextExecuteToolOptions")?;
             Ok((name, origin, window, signal))
@@ -399,7 +413,7 @@ impl World {
         // 8. Let promise be a new promise.
         let promise = self.new_promise(this_doc);
         step!(self, EXECUTE_TOOL, "8", Some(caller));
-        let execution = self.executions.insert(Execution {
+        let execution = self.webmcp_mut().executions.insert(Execution {
             caller,
             promise,
             tool_name: name.clone(),
@@ -416,24 +430,27 @@ impl World {
         });
         // 9. With a signal, add abort steps (see `execute_tool_abort_steps`).
         if let Some(s) = signal {
-            self.add_abort_algorithm(s, AbortAlgorithm::CancelExecution { execution });
+            self.add_abort_algorithm(s, AbortStep::CancelExecution { execution });
             step!(self, EXECUTE_TOOL, "9", Some(caller));
         }
         // 10. In parallel, find the tool and queue the task that runs it.
         step!(self, EXECUTE_TOOL, "10", Some(caller));
+        let label = format!("executeTool({name:?}) of {}", self.label(caller));
         let channel = self.in_parallel(
-            format!("executeTool({name:?}) of {}", self.label(caller)),
-            vec![ParallelStepKind::ExecuteToolDispatch { execution }],
+            label,
+            vec![ParallelStepKind::Webmcp(
+                ParallelStep::ExecuteToolDispatch { execution },
+            )],
         );
-        self.executions[execution].channel = Some(channel);
+        self.webmcp_mut().executions[execution].channel = Some(channel);
         // 11. Return promise.
         step!(self, EXECUTE_TOOL, "11", Some(caller));
         promise
     }
 
     /// executeTool() step 9's abort steps.
-    pub(crate) fn execute_tool_abort_steps(&mut self, execution: ExecutionKey, signal: SignalKey) {
-        let e = self.executions[execution].clone();
+    fn execute_tool_abort_steps(&mut self, execution: ExecutionKey, signal: SignalKey) {
+        let e = self.webmcp().executions[execution].clone();
         // 9.1. A finished execution is not cancelled.
         if e.finished {
             step!(
@@ -449,7 +466,7 @@ impl World {
         // 9.2. Reject the promise with the signal's reason (WPT: the caller sees its own
         //      reason; the tool sees an AbortError).
         let reason = self.signals[signal].reason.clone();
-        self.executions[execution].cancelled = true;
+        self.webmcp_mut().executions[execution].cancelled = true;
         step!(self, EXECUTE_TOOL, "9.2", Some(e.caller));
         self.reject_promise(e.promise, reason);
         // 9.3. In parallel, after the dispatch (through the same parallel queue while it has
@@ -464,35 +481,31 @@ impl World {
             "tell the tool's document"
         );
         let channel = e.channel.filter(|q| self.parallel_queues.contains_key(*q));
+        let cancel = ParallelStepKind::Webmcp(ParallelStep::ExecuteToolCancel { execution });
         match channel {
-            Some(q) => {
-                self.enqueue_parallel_step(q, ParallelStepKind::ExecuteToolCancel { execution })
-            }
+            Some(q) => self.enqueue_parallel_step(q, cancel),
             None => {
-                self.in_parallel(
-                    format!("cancel {:?}", e.tool_name),
-                    vec![ParallelStepKind::ExecuteToolCancel { execution }],
-                );
+                self.in_parallel(format!("cancel {:?}", e.tool_name), vec![cancel]);
             }
         }
     }
 
     /// executeTool() step 9.3, in parallel: queue the task that cancels the tool in its
     /// document (nothing when the dispatch found no tool).
-    pub(crate) fn execute_tool_cancel_in_parallel(&mut self, execution: ExecutionKey) {
-        let e = &self.executions[execution];
+    fn execute_tool_cancel_in_parallel(&mut self, execution: ExecutionKey) {
+        let e = &self.webmcp().executions[execution];
         if let (Some(target), false) = (e.target, e.finished) {
             self.queue_global_task(
                 target,
                 TaskSource::Webmcp,
-                TaskAction::CancelTool { execution },
+                TaskAction::Webmcp(TaskStep::CancelTool { execution }),
             );
         }
     }
 
     /// executeTool() step 10, in parallel.
-    pub(crate) fn execute_tool_dispatch(&mut self, execution: ExecutionKey) {
-        let e = self.executions[execution].clone();
+    fn execute_tool_dispatch(&mut self, execution: ExecutionKey) {
+        let e = self.webmcp().executions[execution].clone();
         // 10.1. The tool's document is the one of the given window.
         let target = e.requested_window;
         step!(self, EXECUTE_TOOL, "10.1", Some(e.caller));
@@ -574,7 +587,7 @@ impl World {
         // (input-schema=tentative-subset, WPT's .tentative test) Input that fails the tool's
         // schema is a DataError whose message names the path, the keyword and the schema
         // path; the tool does not run.
-        if self.profile.input_schema == crate::profile::InputSchema::TentativeSubset
+        if self.switches().input_schema == InputSchema::TentativeSubset
             && !definition.input_schema.is_empty()
         {
             let schema = serde_json::from_str::<serde_json::Value>(&definition.input_schema);
@@ -584,7 +597,7 @@ impl World {
                     let message = violation.to_message();
                     step!(
                         self,
-                        super::CHECK_INPUT_SCHEMA,
+                        CHECK_INPUT_SCHEMA,
                         "2",
                         Some(target),
                         "{message}: DataError"
@@ -593,7 +606,7 @@ impl World {
                 }
                 step!(
                     self,
-                    super::CHECK_INPUT_SCHEMA,
+                    CHECK_INPUT_SCHEMA,
                     "2",
                     Some(target),
                     "the input matches the schema"
@@ -601,18 +614,18 @@ impl World {
             }
         }
         // 10.6. Queue a webmcp task on the tool's document to run it.
-        self.executions[execution].target = Some(target);
+        self.webmcp_mut().executions[execution].target = Some(target);
         step!(self, EXECUTE_TOOL, "10.6", Some(target));
         self.queue_global_task(
             target,
             TaskSource::Webmcp,
-            TaskAction::RunTool { execution },
+            TaskAction::Webmcp(TaskStep::RunTool { execution }),
         );
     }
 
     /// The task that runs a tool in its document.
-    pub(crate) fn run_tool(&mut self, execution: ExecutionKey) {
-        let e = self.executions[execution].clone();
+    fn run_tool(&mut self, execution: ExecutionKey) {
+        let e = self.webmcp().executions[execution].clone();
         let Some(target) = e.target else {
             return;
         };
@@ -653,20 +666,14 @@ impl World {
         // 4. A new AbortController for this execution (WPT: concurrent executions have
         //    independent signals).
         let signal = self.new_abort_controller(target, &format!("execution of {}", e.tool_name));
-        self.executions[execution].tool_signal = Some(signal);
-        self.executions[execution].started = true;
+        let running = &mut self.webmcp_mut().executions[execution];
+        running.tool_signal = Some(signal);
+        running.started = true;
         step!(self, RUN_A_TOOL, "4", Some(target));
         // 5. Invoke the execute callback with the input and { signal }; what it throws becomes
         //    a rejected promise, what it returns is converted to Promise<any>.
         let options = Value::Object(vec![("signal".into(), Value::Signal(signal))]);
-        let returned = self.invoke_callback(
-            &definition.execute,
-            vec![
-                ("input".into(), input),
-                ("options".into(), options),
-                ("signal".into(), Value::Signal(signal)),
-            ],
-        );
+        let returned = self.call(&definition.execute, vec![input, options]);
         let result = match returned {
             Ok(v) => self.promise_resolve(target, v),
             Err(thrown) => {
@@ -686,33 +693,26 @@ impl World {
         //    executeTool-events, script resuming after the ModelContext's event has already
         //    seen the Window's).
         step!(self, RUN_A_TOOL, "6", Some(target));
-        let context = self.documents[target].model_context;
+        let context = self.context_of(target);
         let event = Event {
             event_type: "toolactivated".into(),
             interface: "ToolActivatedEvent",
-            ready: None,
-            tool_name: Some(e.tool_name.clone()),
+            attributes: vec![("toolName", Value::string(&e.tool_name))],
         };
         self.dispatch_event(EventTargetRef::Window(target), event.clone());
-        self.dispatch_event(EventTargetRef::ModelContext(context), event);
-        // 7. React to the result (see `execute_tool_result`).
-        self.perform_promise_then(
-            result,
-            crate::platform::promise::Handler::ExecuteResult { execution },
-            crate::platform::promise::Handler::ExecuteResult { execution },
-            None,
-        );
+        self.dispatch_event(EventTargetRef::Webmcp(context), event);
+        // 7. React to the result (see `execute_tool_result`), in the tool's realm.
+        let react = Handler::Webmcp {
+            realm: target,
+            step: ReactionStep::ExecuteResult { execution },
+        };
+        self.perform_promise_then(result, react.clone(), react, None);
         step!(self, RUN_A_TOOL, "7", Some(target));
     }
 
     /// Run a tool step 7.1 / 7.2.
-    pub(crate) fn execute_tool_result(
-        &mut self,
-        execution: ExecutionKey,
-        fulfilled: bool,
-        value: Value,
-    ) {
-        let target = self.executions[execution].target_realm();
+    fn execute_tool_result(&mut self, execution: ExecutionKey, fulfilled: bool, value: Value) {
+        let target = self.webmcp().executions[execution].target_realm();
         if fulfilled {
             // 7.1. A string result is given as it is; anything else as its JSON (WPT:
             //      'success' stays 'success', {status} becomes '{"status":...}'). A result
@@ -751,7 +751,7 @@ impl World {
 
     /// Settles the caller's promise from a webmcp task in the caller's document.
     fn reply(&mut self, execution: ExecutionKey, outcome: Result<String, ErrorValue>) {
-        let e = &mut self.executions[execution];
+        let e = &mut self.webmcp_mut().executions[execution];
         e.finished = true;
         e.outcome = Some(outcome.clone());
         let (caller, promise, name) = (e.caller, e.promise, e.tool_name.clone());
@@ -771,8 +771,8 @@ impl World {
     }
 
     /// The task that cancels a running tool.
-    pub(crate) fn cancel_tool(&mut self, execution: ExecutionKey) {
-        let e = self.executions[execution].clone();
+    fn cancel_tool(&mut self, execution: ExecutionKey) {
+        let e = self.webmcp().executions[execution].clone();
         let (Some(target), Some(signal)) = (e.target, e.tool_signal) else {
             return;
         };
@@ -787,22 +787,22 @@ impl World {
         self.signal_abort(signal, None);
         // 3. Fire toolcancel at the Window, then at the ModelContext, as toolactivated.
         step!(self, CANCEL_A_TOOL, "3", Some(target));
-        let context = self.documents[target].model_context;
+        let context = self.context_of(target);
         let event = Event {
             event_type: "toolcancel".into(),
             interface: "ToolCancelEvent",
-            ready: None,
-            tool_name: Some(e.tool_name.clone()),
+            attributes: vec![("toolName", Value::string(&e.tool_name))],
         };
         self.dispatch_event(EventTargetRef::Window(target), event.clone());
-        self.dispatch_event(EventTargetRef::ModelContext(context), event);
+        self.dispatch_event(EventTargetRef::Webmcp(context), event);
     }
 
     /// A document went away: executions of its tools that were still running are rejected
     /// (the engine's choice: the caller should not wait forever on a tool that can never
     /// answer).
-    pub(crate) fn executions_lose_document(&mut self, doc: DocumentKey) {
+    fn executions_lose_document(&mut self, doc: DocumentKey) {
         let running: Vec<ExecutionKey> = self
+            .webmcp()
             .executions
             .iter()
             .filter(|(_, e)| e.target == Some(doc) && !e.finished && !e.cancelled)
@@ -819,6 +819,8 @@ impl World {
         }
     }
 }
+
+impl<W: WebMcpHost> AgentApi for W {}
 
 /// executeTool()'s answer for a tool that is not there (or not visible to the caller: the
 /// same answer, so that a caller learns nothing of tools it may not see).

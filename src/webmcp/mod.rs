@@ -1,30 +1,58 @@
-//! The WebMCP algorithms, one file per section of the spec, over the simulated platform.
+//! WebMCP: its algorithms, one file per section of the text, over the host.
 //!
 //! - [`registry`]: `registerTool()`, unregister a tool, notify documents of a tool change, tool
 //!   is visible to an origin, the `toolchange` event.
 //! - [`readiness`]: PR #373's `waitForToolsUntil()`, `toolsReady`, update the tools-ready
 //!   state, wait for tools to be ready.
 //! - [`observation`]: perform an observation.
-//! - [`agent_api`]: `getTools()`, `executeTool()`, `toolactivated`, `toolcancel`: in the IDL
-//!   and WPT but without algorithm text; each step says what the engine chose.
+//! - [`agent_api`]: `getTools()`, `executeTool()`, `toolactivated`, `toolcancel`.
+//! - [`input_schema`]: the JSON Schema subset of WPT's `.tentative` tests.
+//! - [`algorithms`]: every algorithm's steps as its text numbers them: the published text,
+//!   PR #373's final and first revisions, the proposals, and the engine's own.
+//! - [`switches`]: the behaviour switches whose steps are here.
+//! - [`steps`]: WebMCP's continuations (what it hands the host to keep) and their dispatch.
+//!
+//! How the layer is built: WebMCP's state is [`WebmcpState`]; its algorithms are provided
+//! methods of traits over [`WebMcpHost`] (one trait per file: [`registry::Registry`],
+//! [`readiness::Readiness`], ...), which is a [`Host`] whose continuations are
+//! [`steps::Steps`] and which also holds WebMCP's state and switches. The engine's world
+//! implements it. Nothing here names the layers above (the page script, the engine, the
+//! scenario language or the tools built on them).
 
 pub mod agent_api;
+pub mod algorithms;
 pub mod input_schema;
 pub mod observation;
 pub mod readiness;
 pub mod registry;
-
-use std::sync::Arc;
+pub mod steps;
+pub mod switches;
 
 use indexmap::IndexMap;
 use serde::Serialize;
+use slotmap::{new_key_type, SecondaryMap, SlotMap};
 
-use crate::platform::keys::{DocumentKey, ListenerKey, ModelContextKey, PromiseKey};
-use crate::platform::origin::Origin;
-use crate::platform::script::Function;
-use crate::platform::value::ErrorValue;
-use crate::trace::{Algorithm, Spec};
-use crate::world::World;
+use crate::host::callback::Callback;
+use crate::host::keys::{DocumentKey, ListenerKey, NavigableKey, ParallelQueueKey, PromiseKey};
+use crate::host::origin::Origin;
+use crate::host::shared::Shared;
+use crate::host::spec::Algorithm;
+use crate::host::value::ErrorValue;
+use crate::host::Host;
+
+pub use algorithms::*;
+pub use switches::Switches;
+
+new_key_type! {
+    /// A `ModelContext` object.
+    pub struct ModelContextKey;
+    /// A caller of "wait for tools to be ready" that is waiting.
+    pub struct WaiterKey;
+    /// An observation the browser agent was asked to perform.
+    pub struct ObservationKey;
+    /// One call of `executeTool()`.
+    pub struct ExecutionKey;
+}
 
 /// `ToolAnnotations`, with the members of the current IDL.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
@@ -45,7 +73,7 @@ pub struct ToolDefinition {
     /// The stringified input schema; empty when none was given.
     pub input_schema: String,
     /// The execute steps: invoke the tool's `execute` callback.
-    pub execute: Arc<Function>,
+    pub execute: Callback,
     pub read_only_hint: bool,
     pub untrusted_content_hint: bool,
     /// The annotations as given, for `getTools()` to hand back (the IDL has more members than
@@ -195,22 +223,108 @@ impl std::hash::Hash for ModelContext {
 
 /// What registerTool(), getTools() and executeTool() reject with when their document is not
 /// fully active.
-pub(crate) fn not_fully_active_error() -> ErrorValue {
+pub fn not_fully_active_error() -> ErrorValue {
     ErrorValue::dom("InvalidStateError", "the document is not fully active")
 }
 
 /// ... and when it is not allowed to use the "tools" feature.
-pub(crate) fn not_allowed_to_use_tools_error() -> ErrorValue {
+pub fn not_allowed_to_use_tools_error() -> ErrorValue {
     ErrorValue::dom(
         "NotAllowedError",
         "the document is not allowed to use the \"tools\" feature",
     )
 }
 
-impl World {
-    pub(crate) fn create_model_context(&mut self, document: DocumentKey) -> ModelContextKey {
-        self.model_contexts
-            .insert(crate::platform::shared::Shared::new(ModelContext {
+/// What WebMCP (with PR #373) adds to a `Document`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DocumentState {
+    /// <https://webmachinelearning.github.io/webmcp/#document-associated-modelcontext>
+    pub model_context: ModelContextKey,
+    /// PR #373's tools-ready, initially true.
+    pub tools_ready: bool,
+    /// <https://webmachinelearning.github.io/webmcp/#document-unique-id>
+    pub unique_id: u64,
+}
+
+/// WebMCP's state: its objects, and what it keeps about the host's.
+#[derive(Clone, Default)]
+pub struct WebmcpState {
+    pub(crate) model_contexts: Shared<SlotMap<ModelContextKey, Shared<ModelContext>>>,
+    pub(crate) documents: Shared<SecondaryMap<DocumentKey, DocumentState>>,
+    /// For each top-level traversable: how many fully active documents of its tree have
+    /// tools-ready false. An index kept beside the text's loop in
+    /// [`readiness::Readiness::are_all_ready`]; see `recount_not_ready`.
+    pub(crate) not_ready: Shared<SecondaryMap<NavigableKey, u32>>,
+    pub(crate) waiters: Shared<SlotMap<WaiterKey, readiness::Waiter>>,
+    pub(crate) observations: Shared<SlotMap<ObservationKey, observation::Observation>>,
+    pub(crate) executions: Shared<SlotMap<ExecutionKey, agent_api::Execution>>,
+    /// <https://webmachinelearning.github.io/webmcp/#ai-agent-queue>
+    pub(crate) ai_agent_queue: ParallelQueueKey,
+    pub(crate) next_unique_id: u64,
+}
+
+impl WebmcpState {
+    /// WebMCP's state for a new world: the browser agent's AI agent queue is started on the
+    /// host's.
+    pub fn new(ai_agent_queue: ParallelQueueKey) -> WebmcpState {
+        WebmcpState {
+            ai_agent_queue,
+            ..WebmcpState::default()
+        }
+    }
+}
+
+/// What WebMCP needs of the world it runs in: a host whose continuations are WebMCP's, WebMCP's
+/// state, its switches, and a way to report what the text asserts.
+pub trait WebMcpHost: Host<Upper = steps::Steps> {
+    fn webmcp(&self) -> &WebmcpState;
+    fn webmcp_mut(&mut self) -> &mut WebmcpState;
+    fn switches(&self) -> &Switches;
+
+    /// Checks an assertion of the text; a failure becomes a finding. Under
+    /// `assertions=as-written` the assertion is checked as the text states it (`as_written`),
+    /// otherwise as evidently intended (`as_intended`).
+    fn assert_step(
+        &mut self,
+        alg: &'static Algorithm,
+        step: &'static str,
+        doc: Option<DocumentKey>,
+        as_intended: bool,
+        as_written: bool,
+        what: &str,
+    ) {
+        let holds = match self.switches().assertions {
+            switches::Assertions::AsIntended => as_intended,
+            switches::Assertions::AsWritten => as_written,
+        };
+        if !holds {
+            self.finding(alg, step, doc, format!("assertion failed: {what}"));
+        }
+    }
+
+    /// A document's associated `ModelContext`.
+    fn context_of(&self, doc: DocumentKey) -> ModelContextKey {
+        self.webmcp().documents[doc].model_context
+    }
+
+    fn model_context(&self, doc: DocumentKey) -> &ModelContext {
+        &self.webmcp().model_contexts[self.context_of(doc)]
+    }
+
+    /// The names of the tools in a document's tool map, in registration order.
+    fn tool_names(&self, doc: DocumentKey) -> Vec<String> {
+        self.model_context(doc).tool_map.keys().cloned().collect()
+    }
+
+    /// "Upon creation of the Document object, its associated ModelContext must be set to a new
+    /// ModelContext object created in the Document's relevant realm": and its unique ID, and
+    /// PR #373's tools-ready (presumed false by the tools-ready-lifecycle switch while a
+    /// document loads).
+    fn create_model_context(&mut self, document: DocumentKey) {
+        let context = self
+            .webmcp_mut()
+            .model_contexts
+            .insert(Shared::new(ModelContext {
                 document,
                 tool_map: IndexMap::new(),
                 pending_tool_readiness_promises: PendingSet::default(),
@@ -219,284 +333,36 @@ impl World {
                 readiness_check_queued: false,
                 registry_change: None,
                 toolchanges_fired: ToolchangeCount::default(),
-            }))
+            }));
+        let w = self.webmcp_mut();
+        w.next_unique_id += 1;
+        let unique_id = w.next_unique_id;
+        w.documents.insert(
+            document,
+            DocumentState {
+                model_context: context,
+                tools_ready: true,
+                unique_id,
+            },
+        );
+        let ready = readiness::Readiness::lifecycle_allows_ready(self, document);
+        self.webmcp_mut().documents[document].tools_ready = ready;
     }
 
-    pub fn model_context(&self, doc: DocumentKey) -> &ModelContext {
-        &self.model_contexts[self.documents[doc].model_context]
-    }
-
-    /// The names of the tools in a document's tool map, in registration order.
-    pub fn tool_names(&self, doc: DocumentKey) -> Vec<String> {
-        self.model_context(doc).tool_map.keys().cloned().collect()
+    /// This specification's unloading document cleanup steps: executions whose tool's
+    /// document went away fail, and (destroyed-realm-promise=settled-on-destroy) readiness
+    /// promises from the destroyed realm count as settled.
+    fn webmcp_unloading_document_cleanup_steps(&mut self, document: DocumentKey) {
+        agent_api::AgentApi::executions_lose_document(self, document);
+        readiness::Readiness::settle_promises_of_destroyed_realm(self, document);
     }
 }
 
-macro_rules! algorithm {
-    ($name:ident, $id:expr, $spec:ident, $anchor:literal, $title:literal, [$($step:literal),+ $(,)?]) => {
-        pub const $name: Algorithm = Algorithm {
-            id: $id,
-            spec: Spec::$spec,
-            anchor: $anchor,
-            name: $title,
-            steps: &[$($step),+],
-        };
-    };
-}
-
-algorithm!(
-    REGISTER_TOOL,
-    0,
-    WebMcp,
-    "dom-modelcontext-registertool",
-    "registerTool()",
-    [
-        "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16",
-        "17", "18", "18.1", "18.2", "18.2.1", "18.2.2", "19", "20", "20.1", "20.1.1", "20.1.2",
-        "20.1.3", "21", "22", "23", "23.1", "23.2", "24"
-    ]
-);
-algorithm!(
-    UNREGISTER_A_TOOL,
-    1,
-    WebMcp,
-    "model-context-unregister-a-tool",
-    "unregister a tool",
-    ["1", "2", "3", "4", "5", "6", "6.1"]
-);
-algorithm!(
-    NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
-    2,
-    WebMcp,
-    "notify-documents-of-a-tool-change",
-    "notify documents of a tool change",
-    ["1", "2", "3", "3.1", "3.2", "3.3"]
-);
-algorithm!(
-    TOOL_IS_VISIBLE_TO_AN_ORIGIN,
-    3,
-    WebMcp,
-    "tool-is-visible-to-an-origin",
-    "tool is visible to an origin",
-    ["1", "2", "2.1", "3"]
-);
-algorithm!(
-    WAIT_FOR_TOOLS_UNTIL,
-    4,
-    WebMcp,
-    "dom-modelcontext-waitfortoolsuntil",
-    "waitForToolsUntil()",
-    ["1", "2", "3", "4", "5", "5.1", "5.2", "6", "6.1", "6.2"]
-);
-algorithm!(
-    UPDATE_THE_TOOLS_READY_STATE,
-    5,
-    WebMcp,
-    "update-the-tools-ready-state",
-    "update the tools-ready state",
-    ["1", "2", "3", "4", "4.1", "4.2", "4.3"]
-);
-algorithm!(
-    WAIT_FOR_TOOLS_TO_BE_READY,
-    6,
-    WebMcp,
-    "wait-for-tools-to-be-ready",
-    "wait for tools to be ready",
-    ["1", "2", "2.1", "2.2", "3", "4", "5", "6"]
-);
-algorithm!(
-    PERFORM_AN_OBSERVATION,
-    7,
-    WebMcp,
-    "perform-an-observation",
-    "perform an observation",
-    ["1", "2", "3", "4", "5", "6", "7", "7.1", "7.2", "7.3", "8", "9"]
-);
-algorithm!(
-    TOOLS_READY_GETTER,
-    8,
-    WebMcp,
-    "dom-modelcontext-toolsready",
-    "toolsReady getter",
-    ["1"]
-);
-algorithm!(
-    TOOLCHANGE_EVENT,
-    9,
-    WebMcp,
-    "dom-modelcontext-ontoolchange",
-    "fire toolchange (the task notify queues)",
-    ["1"]
-);
-algorithm!(
-    GET_TOOLS,
-    10,
-    WebMcpEngineDefined,
-    "dom-modelcontext-gettools",
-    "getTools()",
-    ["1", "2", "3", "4", "5", "6", "7", "7.1", "7.2", "7.3", "8"]
-);
-algorithm!(
-    EXECUTE_TOOL,
-    11,
-    WebMcpEngineDefined,
-    "dom-modelcontext-executetool",
-    "executeTool()",
-    [
-        "1", "2", "3", "4", "5", "6", "7", "8", "9", "9.1", "9.2", "9.3", "10", "10.1", "10.2",
-        "10.3", "10.4", "10.5", "10.6", "11"
-    ]
-);
-algorithm!(
-    RUN_A_TOOL,
-    12,
-    WebMcpEngineDefined,
-    "run-a-tool",
-    "run a tool (executeTool's task)",
-    ["1", "2", "3", "4", "5", "6", "7", "7.1", "7.2"]
-);
-algorithm!(
-    CANCEL_A_TOOL,
-    13,
-    WebMcpEngineDefined,
-    "cancel-a-tool",
-    "cancel a tool (executeTool's abort)",
-    ["1", "2", "3"]
-);
-algorithm!(
-    SETTLE_ON_REALM_DESTRUCTION,
-    14,
-    WebMcpEngineDefined,
-    "settle-on-realm-destruction",
-    "count a destroyed realm's promise as settled (destroyed-realm-promise=settled-on-destroy)",
-    ["1", "2"]
-);
-algorithm!(
-    REGISTRY_NOTIFICATION,
-    15,
-    WebMcpEngineDefined,
-    "coalesced-registry-notification",
-    "notify a task's registry changes (registry-toolchange=per-task)",
-    ["1", "2", "3"]
-);
-algorithm!(
-    HOST_ENQUEUE_PROMISE_JOB,
-    16,
-    Html,
-    "hostenqueuepromisejob",
-    "HostEnqueuePromiseJob",
-    ["2.1"]
-);
-algorithm!(
-    PROMISE_RESOLVE_THENABLE_JOB,
-    17,
-    Ecma262,
-    "sec-newpromiseresolvethenablejob",
-    "PromiseResolveThenableJob",
-    ["1"]
-);
-algorithm!(
-    SIGNAL_ABORT,
-    18,
-    Dom,
-    "abortsignal-signal-abort",
-    "signal abort",
-    ["1", "2", "5", "6"]
-);
-algorithm!(
-    CALL_A_USER_OBJECTS_OPERATION,
-    19,
-    WebIdl,
-    "call-a-user-objects-operation",
-    "call a user object's operation",
-    ["1"]
-);
-algorithm!(
-    CLEAN_UP_AFTER_RUNNING_SCRIPT,
-    20,
-    Html,
-    "clean-up-after-running-script",
-    "clean up after running script",
-    ["3"]
-);
-algorithm!(
-    CONVERT_DICTIONARY,
-    21,
-    WebIdl,
-    "es-dictionary",
-    "convert to an IDL dictionary",
-    [
-        "ModelContextTool",
-        "ModelContextRegisterToolOptions",
-        "ModelContextGetToolOptions",
-        "RegisteredTool",
-        "ModelContextExecuteToolOptions"
-    ]
-);
-algorithm!(
-    DOCUMENT_LIFECYCLE,
-    22,
-    WebMcpEngineDefined,
-    "tools-ready-lifecycle",
-    "a document reaches DOMContentLoaded or load (tools-ready-lifecycle)",
-    ["1"]
-);
-algorithm!(
-    CHECK_INPUT_SCHEMA,
-    23,
-    WebMcpEngineDefined,
-    "input-schema-checks",
-    "check a tool's input schema and input (input-schema=tentative-subset)",
-    ["1", "2"]
-);
-
-/// Every algorithm, indexed by id.
-pub const ALGORITHMS: &[&Algorithm] = &[
-    &REGISTER_TOOL,
-    &UNREGISTER_A_TOOL,
-    &NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
-    &TOOL_IS_VISIBLE_TO_AN_ORIGIN,
-    &WAIT_FOR_TOOLS_UNTIL,
-    &UPDATE_THE_TOOLS_READY_STATE,
-    &WAIT_FOR_TOOLS_TO_BE_READY,
-    &PERFORM_AN_OBSERVATION,
-    &TOOLS_READY_GETTER,
-    &TOOLCHANGE_EVENT,
-    &GET_TOOLS,
-    &EXECUTE_TOOL,
-    &RUN_A_TOOL,
-    &CANCEL_A_TOOL,
-    &SETTLE_ON_REALM_DESTRUCTION,
-    &REGISTRY_NOTIFICATION,
-    &HOST_ENQUEUE_PROMISE_JOB,
-    &PROMISE_RESOLVE_THENABLE_JOB,
-    &SIGNAL_ABORT,
-    &CALL_A_USER_OBJECTS_OPERATION,
-    &CLEAN_UP_AFTER_RUNNING_SCRIPT,
-    &CONVERT_DICTIONARY,
-    &DOCUMENT_LIFECYCLE,
-    &CHECK_INPUT_SCHEMA,
-];
-
-/// The algorithms whose every step the bundled scenarios must reach.
-pub const FULLY_COVERED: &[&Algorithm] = &[
-    &REGISTER_TOOL,
-    &UNREGISTER_A_TOOL,
-    &WAIT_FOR_TOOLS_UNTIL,
-    &UPDATE_THE_TOOLS_READY_STATE,
-    &WAIT_FOR_TOOLS_TO_BE_READY,
-    &PERFORM_AN_OBSERVATION,
-];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn algorithm_ids_are_their_positions_and_fit_the_coverage_bits() {
-        for (i, a) in ALGORITHMS.iter().enumerate() {
-            assert_eq!(a.id, i, "{}", a.name);
-            assert!(a.steps.len() <= 64, "{}", a.name);
-        }
-    }
+/// Every WebMCP algorithm trait, for `use crate::webmcp::prelude::*`.
+pub mod prelude {
+    pub use super::agent_api::AgentApi;
+    pub use super::observation::Observations;
+    pub use super::readiness::Readiness;
+    pub use super::registry::Registry;
+    pub use super::WebMcpHost;
 }

@@ -4,12 +4,14 @@
 
 use serde::Serialize;
 
-use super::readiness::{WaitCaller, WaitOutcome};
-use super::PERFORM_AN_OBSERVATION;
-use crate::platform::event_loop::ParallelStepKind;
-use crate::platform::keys::{DocumentKey, NavigableKey, ObservationKey, ParallelQueueKey};
+use super::readiness::{Readiness, WaitCaller, WaitOutcome, WaitPhase};
+use super::steps::ParallelStep;
+use super::switches::Assertions;
+use super::{ObservationKey, WebMcpHost, PERFORM_AN_OBSERVATION};
+use crate::host::keys::{DocumentKey, NavigableKey, ParallelQueueKey};
+use crate::host::parallel::ParallelStepKind;
+use crate::host::Running;
 use crate::step;
-use crate::world::{Running, World};
 
 /// A tool as an observation shows it to the browser agent, with the security information the
 /// spec's advisement asks implementations to convey (the tool's origin).
@@ -56,49 +58,48 @@ pub struct Observation {
     pub result: Option<ObservationResult>,
 }
 
-impl World {
+/// The browser agent's observations.
+pub trait Observations: WebMcpHost {
     /// The browser agent enqueues steps to the AI agent queue to perform an observation of
     /// the top-level traversable whose active document is `top`.
-    pub fn observe(&mut self, top: DocumentKey, label: &str) -> ObservationKey {
+    fn observe(&mut self, top: DocumentKey, label: &str) -> ObservationKey {
         let traversable = self.traversable_of(top);
-        let observation = self.observations.insert(Observation {
+        let requested_at = self.now;
+        let observation = self.webmcp_mut().observations.insert(Observation {
             label: label.into(),
             traversable,
-            requested_at: self.now,
+            requested_at,
             started_at: None,
             result: None,
         });
         self.harness_note(|_| format!("the browser agent asks for observation {label}"));
-        let queue = self.ai_agent_queue;
+        let queue = self.webmcp().ai_agent_queue;
         self.enqueue_parallel_step(
             queue,
-            ParallelStepKind::PerformAnObservation { observation },
+            ParallelStepKind::Webmcp(ParallelStep::PerformAnObservation { observation }),
         );
         observation
     }
 
     /// The observation's result, once it has finished.
-    pub fn observation_result(&self, observation: ObservationKey) -> Option<&ObservationResult> {
-        self.observations[observation].result.as_ref()
+    fn observation_result(&self, observation: ObservationKey) -> Option<&ObservationResult> {
+        self.webmcp().observations[observation].result.as_ref()
     }
 
-    pub fn observation(&self, observation: ObservationKey) -> &Observation {
-        &self.observations[observation]
+    fn observation(&self, observation: ObservationKey) -> &Observation {
+        &self.webmcp().observations[observation]
     }
 
     /// <https://webmachinelearning.github.io/webmcp/#perform-an-observation>, steps 1-3, on the
     /// parallel queue `queue`; the rest runs when the wait of step 3 ends.
-    pub(crate) fn perform_an_observation(
-        &mut self,
-        queue: ParallelQueueKey,
-        observation: ObservationKey,
-    ) {
-        let traversable = self.observations[observation].traversable;
-        self.observations[observation].started_at = Some(self.now);
+    fn perform_an_observation(&mut self, queue: ParallelQueueKey, observation: ObservationKey) {
+        let traversable = self.webmcp().observations[observation].traversable;
+        let now = self.now;
+        self.webmcp_mut().observations[observation].started_at = Some(now);
         let active = self.navigables[traversable].active_document;
         // 1. Assert: running in the browser agent's AI agent queue.
-        let on_queue =
-            self.running == Running::Parallel(self.ai_agent_queue) && queue == self.ai_agent_queue;
+        let ai_agent_queue = self.webmcp().ai_agent_queue;
+        let on_queue = self.running == Running::Parallel(ai_agent_queue) && queue == ai_agent_queue;
         self.assert_step(
             &PERFORM_AN_OBSERVATION,
             "1",
@@ -118,11 +119,9 @@ impl World {
             active,
             fully_active,
             !fully_active,
-            match self.profile.assertions {
-                crate::profile::Assertions::AsIntended => {
-                    "the traversable's active document is fully active"
-                }
-                crate::profile::Assertions::AsWritten => {
+            match self.switches().assertions {
+                Assertions::AsIntended => "the traversable's active document is fully active",
+                Assertions::AsWritten => {
                     "the traversable's active document is not fully active (as written)"
                 }
             },
@@ -130,22 +129,18 @@ impl World {
         step!(self, PERFORM_AN_OBSERVATION, "2", active);
         // 3. Let result be the result of waiting for tools to be ready given traversable.
         step!(self, PERFORM_AN_OBSERVATION, "3", active);
-        if let Some(outcome) = self.wait_for_tools_to_be_ready(
+        if let Some(outcome) = self.wait_for_tools_to_be_ready(WaitPhase::Begin {
             traversable,
             queue,
-            WaitCaller::Observation(observation),
-        ) {
+            caller: WaitCaller::Observation(observation),
+        }) {
             self.observation_after_wait(observation, outcome);
         }
     }
 
     /// Steps 4-9, once the wait has ended.
-    pub(crate) fn observation_after_wait(
-        &mut self,
-        observation: ObservationKey,
-        outcome: WaitOutcome,
-    ) {
-        let o = &self.observations[observation];
+    fn observation_after_wait(&mut self, observation: ObservationKey, outcome: WaitOutcome) {
+        let o = &self.webmcp().observations[observation];
         let traversable = o.traversable;
         let waited_ms = self.now - o.started_at.unwrap_or(self.now);
         let active = self.navigables[traversable].active_document;
@@ -159,7 +154,7 @@ impl World {
                 "wait ended {}: no observation",
                 outcome.name()
             );
-            self.observations[observation].result = Some(ObservationResult {
+            self.webmcp_mut().observations[observation].result = Some(ObservationResult {
                 outcome,
                 waited_ms,
                 tool_map: None,
@@ -198,7 +193,7 @@ impl World {
             };
             step!(self, PERFORM_AN_OBSERVATION, "7.1", Some(document));
             // 7.2. The document's unique ID.
-            let unique_id = self.documents[document].unique_id;
+            let unique_id = self.webmcp().documents[document].unique_id;
             step!(
                 self,
                 PERFORM_AN_OBSERVATION,
@@ -241,12 +236,14 @@ impl World {
         // 9. Expose the observation's tool map to the browser agent.
         step!(self, PERFORM_AN_OBSERVATION, "9", active, |w| format!(
             "observation {} complete",
-            w.observations[observation].label
+            w.webmcp().observations[observation].label
         ));
-        self.observations[observation].result = Some(ObservationResult {
+        self.webmcp_mut().observations[observation].result = Some(ObservationResult {
             outcome,
             waited_ms,
             tool_map: Some(tool_map),
         });
     }
 }
+
+impl<W: WebMcpHost> Observations for W {}

@@ -1,29 +1,35 @@
 //! PR #373's readiness model: `waitForToolsUntil()`, `toolsReady`, the tools-ready state and
 //! its update, and "wait for tools to be ready".
 //!
-//! The spec snapshot predates these algorithms; their steps follow PR #373's final revision as
-//! ../DESIGN.md reconstructs it, numbered here. Where a profile switch changes a step, the
-//! switch is named at that step.
+//! The published text predates these algorithms; their steps follow PR #373's final revision
+//! as the review in ../shared/seeds shows it, numbered as the PR numbers them. Where a switch
+//! selects the first revision or a proposal, the step is recorded in that text's table
+//! ([`super::algorithms`]) and the switch is named at that step.
 
 use serde::Serialize;
 
-use super::{
-    PendingPromise, SETTLE_ON_REALM_DESTRUCTION, TOOLS_READY_GETTER, UPDATE_THE_TOOLS_READY_STATE,
-    WAIT_FOR_TOOLS_TO_BE_READY, WAIT_FOR_TOOLS_UNTIL,
-};
-use crate::platform::event_loop::{ParallelStepKind, TaskAction, TaskSource, TimerKind};
-use crate::platform::keys::{
-    DocumentKey, ModelContextKey, NavigableKey, ObservationKey, ParallelQueueKey, PromiseKey,
-    TimerKey, WaiterKey,
-};
-use crate::platform::origin::Origin;
-use crate::platform::promise::{Handler, PromiseState};
-use crate::platform::value::Value;
-use crate::profile::{
+use super::agent_api::AgentApi;
+use super::observation::Observations;
+use super::steps::{ParallelStep, ReactionStep, TaskStep, TimerStep};
+use super::switches::{
     DestroyedRealmPromise, ReadinessToolchange, SettleUpdatesToolsReady, SettledPromiseCheck,
+    ToolsReadyLifecycle,
 };
+use super::{
+    Exposure, ModelContextKey, ObservationKey, PendingPromise, WaiterKey, WebMcpHost,
+    DOCUMENT_LIFECYCLE, SETTLE_ON_REALM_DESTRUCTION, TOOLS_READY_GETTER,
+    UPDATE_THE_TOOLS_READY_STATE, UPDATE_THE_TOOLS_READY_STATE_COALESCED,
+    UPDATE_THE_TOOLS_READY_STATE_R1, WAIT_FOR_TOOLS_TO_BE_READY, WAIT_FOR_TOOLS_UNTIL,
+};
+use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
+use crate::host::keys::{DocumentKey, NavigableKey, ParallelQueueKey, PromiseKey, TimerKey};
+use crate::host::navigable::Lifecycle;
+use crate::host::origin::Origin;
+use crate::host::parallel::ParallelStepKind;
+use crate::host::promise::{Handler, PromiseState};
+use crate::host::timers::TimerKind;
+use crate::host::value::Value;
 use crate::step;
-use crate::world::World;
 
 /// How a wait for tools to be ready ended. The spec's result is "ready" or "navigated"; the
 /// engine also tells a timeout from readiness and destruction from navigation.
@@ -80,27 +86,6 @@ pub enum WaitCaller {
     },
 }
 
-/// Where a waiter is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WaitState {
-    Waiting,
-    /// The wait has ended; its caller's queue may go on.
-    Woken {
-        outcome: WaitOutcome,
-        seq: u64,
-    },
-}
-
-/// The sequence number is left out, as for tasks (see `World::hash_state`).
-impl std::hash::Hash for WaitState {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        match self {
-            WaitState::Waiting => 0u8.hash(h),
-            WaitState::Woken { outcome, .. } => (1u8, outcome).hash(h),
-        }
-    }
-}
-
 /// One caller of "wait for tools to be ready" that is waiting: every caller has its own
 /// timeout, and a timeout clears nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -110,25 +95,31 @@ pub struct Waiter {
     pub captured: DocumentKey,
     pub started_at: u64,
     pub deadline: TimerKey,
-    pub state: WaitState,
+    /// How the wait ended, once it has (its queue then goes on).
+    pub outcome: Option<WaitOutcome>,
     pub queue: ParallelQueueKey,
 }
 
-impl Waiter {
-    pub(crate) fn woken_seq(&self) -> Option<u64> {
-        match self.state {
-            WaitState::Woken { seq, .. } => Some(seq),
-            WaitState::Waiting => None,
-        }
-    }
+/// How "wait for tools to be ready" was called: to begin (steps 1-4), or to go on once the
+/// wait of step 4 has ended (steps 5-6).
+pub enum WaitPhase {
+    Begin {
+        traversable: NavigableKey,
+        queue: ParallelQueueKey,
+        caller: WaitCaller,
+    },
+    Resume {
+        waiter: WaiterKey,
+    },
 }
 
-impl World {
+/// PR #373's readiness algorithms.
+pub trait Readiness: WebMcpHost {
     /// `waitForToolsUntil(promise)` called on the `ModelContext` of `this_doc`.
     ///
     /// <https://webmachinelearning.github.io/webmcp/#dom-modelcontext-waitfortoolsuntil>
-    pub fn wait_for_tools_until(&mut self, this_doc: DocumentKey, value: Value) {
-        let context = self.documents[this_doc].model_context;
+    fn wait_for_tools_until(&mut self, this_doc: DocumentKey, value: Value) {
+        let context = self.context_of(this_doc);
         // Web IDL converts the argument to Promise<any> in this's relevant realm: a native
         // promise of that realm passes through; anything else is wrapped.
         let from_realm = self.realm_of_value(&value);
@@ -150,7 +141,7 @@ impl World {
         //    settled-promise-check: the first revision added it anyway).
         let settled = self.promises[promise].state != PromiseState::Pending;
         if settled {
-            match self.profile.settled_promise_check {
+            match self.switches().settled_promise_check {
                 SettledPromiseCheck::IgnoreSettled => {
                     step!(
                         self,
@@ -175,7 +166,7 @@ impl World {
             step!(self, WAIT_FOR_TOOLS_UNTIL, "2", Some(document), "pending");
         }
         // 3. Append promise to this's pending tool readiness promises (an ordered set).
-        self.model_contexts[context]
+        self.webmcp_mut().model_contexts[context]
             .pending_tool_readiness_promises
             .insert(PendingPromise {
                 promise,
@@ -188,7 +179,7 @@ impl World {
             Some(document),
             |w| format!(
                 "{} pending",
-                w.model_contexts[context]
+                w.webmcp().model_contexts[context]
                     .pending_tool_readiness_promises
                     .len()
             )
@@ -197,11 +188,14 @@ impl World {
         step!(self, WAIT_FOR_TOOLS_UNTIL, "4", Some(document));
         self.update_the_tools_ready_state(document);
         // 5. settleSteps: remove promise from the set, then update the tools-ready state (see
-        //    `wait_for_tools_until_settle_steps`).
+        //    `settle_steps`).
         step!(self, WAIT_FOR_TOOLS_UNTIL, "5", Some(document));
         // 6. React to promise, both branches running settleSteps. The reaction's handlers
         //    belong to this's relevant realm.
-        let settle = Handler::WaitForToolsSettle { context, promise };
+        let settle = Handler::Webmcp {
+            realm: document,
+            step: ReactionStep::WaitForToolsSettle { context, promise },
+        };
         self.perform_promise_then(promise, settle.clone(), settle, None);
         step!(self, WAIT_FOR_TOOLS_UNTIL, "6", Some(document));
     }
@@ -216,13 +210,13 @@ impl World {
     }
 
     /// waitForToolsUntil() step 6.1 / 6.2, running step 5's settleSteps.
-    pub(crate) fn wait_for_tools_until_settle_steps(
+    fn wait_for_tools_until_settle_steps(
         &mut self,
         context: ModelContextKey,
         promise: PromiseKey,
         fulfilled: bool,
     ) {
-        let document = self.model_contexts[context].document;
+        let document = self.webmcp().model_contexts[context].document;
         if fulfilled {
             step!(
                 self,
@@ -245,9 +239,9 @@ impl World {
 
     /// waitForToolsUntil() step 5's settleSteps.
     fn settle_steps(&mut self, context: ModelContextKey, promise: PromiseKey) {
-        let document = self.model_contexts[context].document;
+        let document = self.webmcp().model_contexts[context].document;
         // 5.1. Remove promise from the pending tool readiness promises.
-        self.model_contexts[context]
+        self.webmcp_mut().model_contexts[context]
             .pending_tool_readiness_promises
             .remove(promise);
         step!(
@@ -258,7 +252,7 @@ impl World {
             |w| format!(
                 "{} removed; {} pending",
                 w.promise_label(promise),
-                w.model_contexts[context]
+                w.webmcp().model_contexts[context]
                     .pending_tool_readiness_promises
                     .len()
             )
@@ -266,7 +260,7 @@ impl World {
         // 5.2. Update the tools-ready state, whether or not the document is fully active
         //      (switch settle-updates-tools-ready: the first revision only did it while fully
         //      active).
-        match self.profile.settle_updates_tools_ready {
+        match self.switches().settle_updates_tools_ready {
             SettleUpdatesToolsReady::Always => {
                 step!(self, WAIT_FOR_TOOLS_UNTIL, "5.2", Some(document));
                 self.update_the_tools_ready_state(document);
@@ -283,38 +277,42 @@ impl World {
         }
     }
 
-    /// <https://webmachinelearning.github.io/webmcp/#update-the-tools-ready-state>
-    pub fn update_the_tools_ready_state(&mut self, document: DocumentKey) {
+    /// <https://webmachinelearning.github.io/webmcp/#update-the-tools-ready-state>. The
+    /// readiness-toolchange switch decides which text runs: the final revision (no event), the
+    /// first revision (a `ToolChangeEvent` in parallel), or the coalesced proposal (a task that
+    /// compares); each records its own steps.
+    fn update_the_tools_ready_state(&mut self, document: DocumentKey) {
+        let alg = match self.switches().readiness_toolchange {
+            ReadinessToolchange::None => &UPDATE_THE_TOOLS_READY_STATE,
+            ReadinessToolchange::ReadyEvents => &UPDATE_THE_TOOLS_READY_STATE_R1,
+            ReadinessToolchange::Coalesced => &UPDATE_THE_TOOLS_READY_STATE_COALESCED,
+        };
         // 1. Let context be document's associated ModelContext.
-        let context = self.documents[document].model_context;
-        step!(self, UPDATE_THE_TOOLS_READY_STATE, "1", Some(document));
+        let context = self.context_of(document);
+        self.record_step(alg, 0, Some(document), |_| String::new());
         // 2. tools-ready is true exactly when the pending set is empty (switch
         //    tools-ready-lifecycle: and the document has reached the stage it names).
-        let old = self.documents[document].tools_ready;
-        let ready = self.model_contexts[context]
+        let old = self.tools_ready(document);
+        let ready = self.webmcp().model_contexts[context]
             .pending_tool_readiness_promises
             .is_empty()
             && self.lifecycle_allows_ready(document);
         self.set_tools_ready(document, ready);
-        step!(
-            self,
-            UPDATE_THE_TOOLS_READY_STATE,
-            "2",
-            Some(document),
-            "tools-ready {old} -> {ready}"
-        );
+        self.record_step(alg, 1, Some(document), |_| {
+            format!("tools-ready {old} -> {ready}")
+        });
         if old == ready {
             return;
         }
-        match self.profile.readiness_toolchange {
+        match self.switches().readiness_toolchange {
             ReadinessToolchange::None => {}
-            // 3. (readiness-toolchange=ready-events, the first revision) A change in a fully
-            //    active document is notified in parallel, as if exposed to every origin.
+            // 3. (first revision) A change in a fully active document is notified in parallel,
+            //    as if exposed to every origin.
             ReadinessToolchange::ReadyEvents => {
                 if self.is_fully_active(document) {
                     step!(
                         self,
-                        UPDATE_THE_TOOLS_READY_STATE,
+                        UPDATE_THE_TOOLS_READY_STATE_R1,
                         "3",
                         Some(document),
                         "notify ToolChangeEvent ready={ready}"
@@ -323,35 +321,35 @@ impl World {
                 } else {
                     step!(
                         self,
-                        UPDATE_THE_TOOLS_READY_STATE,
+                        UPDATE_THE_TOOLS_READY_STATE_R1,
                         "3",
                         Some(document),
                         "not fully active: not notified"
                     );
                 }
             }
-            // 4. (readiness-toolchange=coalesced, the reviewer's proposal) Queue one task that
-            //    compares tools-ready with the last state notified.
+            // 3. (coalesced proposal) Queue one task that compares tools-ready with the last
+            //    state notified (see `coalesced_readiness_check`).
             ReadinessToolchange::Coalesced => {
-                if !self.model_contexts[context].readiness_check_queued {
-                    self.model_contexts[context].readiness_check_queued = true;
+                if !self.webmcp().model_contexts[context].readiness_check_queued {
+                    self.webmcp_mut().model_contexts[context].readiness_check_queued = true;
                     step!(
                         self,
-                        UPDATE_THE_TOOLS_READY_STATE,
-                        "4",
+                        UPDATE_THE_TOOLS_READY_STATE_COALESCED,
+                        "3",
                         Some(document),
                         "queue the comparison task"
                     );
                     self.queue_global_task(
                         document,
                         TaskSource::Webmcp,
-                        TaskAction::CoalescedReadinessCheck,
+                        TaskAction::Webmcp(TaskStep::CoalescedReadinessCheck),
                     );
                 } else {
                     step!(
                         self,
-                        UPDATE_THE_TOOLS_READY_STATE,
-                        "4",
+                        UPDATE_THE_TOOLS_READY_STATE_COALESCED,
+                        "3",
                         Some(document),
                         "comparison task already queued"
                     );
@@ -360,31 +358,41 @@ impl World {
         }
     }
 
-    /// Step 4's queued task (readiness-toolchange=coalesced).
-    pub(crate) fn coalesced_readiness_check(&mut self, document: DocumentKey) {
-        let context = self.documents[document].model_context;
-        self.model_contexts[context].readiness_check_queued = false;
-        let ready = self.documents[document].tools_ready;
-        // 4.1. Nothing to tell when the state is the one last notified.
-        if ready == self.model_contexts[context].last_notified_ready {
+    /// The coalesced proposal's queued task (steps 3.1-3.3).
+    fn coalesced_readiness_check(&mut self, document: DocumentKey) {
+        let context = self.context_of(document);
+        self.webmcp_mut().model_contexts[context].readiness_check_queued = false;
+        let ready = self.tools_ready(document);
+        // 3.1. Nothing to tell when the state is the one last notified.
+        if ready == self.webmcp().model_contexts[context].last_notified_ready {
             step!(
                 self,
-                UPDATE_THE_TOOLS_READY_STATE,
-                "4.1",
+                UPDATE_THE_TOOLS_READY_STATE_COALESCED,
+                "3.1",
                 Some(document),
                 "tools-ready {ready} was already notified: nothing fires"
             );
             return;
         }
-        step!(self, UPDATE_THE_TOOLS_READY_STATE, "4.1", Some(document));
-        // 4.2. Remember it.
-        self.model_contexts[context].last_notified_ready = ready;
-        step!(self, UPDATE_THE_TOOLS_READY_STATE, "4.2", Some(document));
-        // 4.3. Notify, in parallel, as if exposed to every origin.
         step!(
             self,
-            UPDATE_THE_TOOLS_READY_STATE,
-            "4.3",
+            UPDATE_THE_TOOLS_READY_STATE_COALESCED,
+            "3.1",
+            Some(document)
+        );
+        // 3.2. Remember it.
+        self.webmcp_mut().model_contexts[context].last_notified_ready = ready;
+        step!(
+            self,
+            UPDATE_THE_TOOLS_READY_STATE_COALESCED,
+            "3.2",
+            Some(document)
+        );
+        // 3.3. Notify, in parallel, as if exposed to every origin.
+        step!(
+            self,
+            UPDATE_THE_TOOLS_READY_STATE_COALESCED,
+            "3.3",
             Some(document),
             "notify ToolChangeEvent ready={ready}"
         );
@@ -392,31 +400,37 @@ impl World {
     }
 
     /// A readiness change notified in parallel, as if exposed to every origin, with a
-    /// `ToolChangeEvent` carrying `ready` (steps 3 and 4.3).
+    /// `ToolChangeEvent` carrying `ready`.
     fn notify_readiness_in_parallel(&mut self, document: DocumentKey, ready: bool) {
+        let label = format!("readiness of {}", self.label(document));
         self.in_parallel(
-            format!("readiness of {}", self.label(document)),
-            vec![ParallelStepKind::NotifyDocumentsOfAToolChange {
-                tool_owner: document,
-                exposed: super::Exposure::All,
-                ready: Some(ready),
-            }],
+            label,
+            vec![ParallelStepKind::Webmcp(
+                ParallelStep::NotifyDocumentsOfAToolChange {
+                    tool_owner: document,
+                    exposed: Exposure::All,
+                    ready: Some(ready),
+                },
+            )],
         );
     }
 
     /// Sets a document's tools-ready, keeping its traversable's count of not-ready documents.
     fn set_tools_ready(&mut self, document: DocumentKey, ready: bool) {
-        if self.documents[document].tools_ready == ready {
+        if self.tools_ready(document) == ready {
             return;
         }
-        self.documents[document].tools_ready = ready;
+        self.webmcp_mut().documents[document].tools_ready = ready;
         if self.is_fully_active(document) {
             let t = self.traversable_of(document);
-            let n = &mut self.navigables[t].not_ready;
-            if ready {
-                *n = n.saturating_sub(1);
-            } else {
-                *n += 1;
+            let n = self.webmcp_mut().not_ready.entry(t);
+            let n = n.map(|e| e.or_insert(0));
+            if let Some(n) = n {
+                if ready {
+                    *n = n.saturating_sub(1);
+                } else {
+                    *n += 1;
+                }
             }
         }
     }
@@ -424,211 +438,184 @@ impl World {
     /// The `toolsReady` getter of the `ModelContext` of `this_doc`.
     ///
     /// <https://webmachinelearning.github.io/webmcp/#dom-modelcontext-toolsready>
-    pub fn tools_ready_getter(&mut self, this_doc: DocumentKey) -> bool {
+    fn tools_ready_getter(&mut self, this_doc: DocumentKey) -> bool {
         // 1. Return this's relevant global object's associated Document's tools-ready.
-        let ready = self.documents[this_doc].tools_ready;
+        let ready = self.tools_ready(this_doc);
         step!(self, TOOLS_READY_GETTER, "1", Some(this_doc), "{ready}");
         ready
     }
 
     /// A document's tools-ready, read by the harness (no step is recorded).
-    pub fn tools_ready(&self, doc: DocumentKey) -> bool {
-        self.documents[doc].tools_ready
+    fn tools_ready(&self, doc: DocumentKey) -> bool {
+        self.webmcp().documents[doc].tools_ready
     }
 
     /// How many promises are in a document's pending tool readiness promises.
-    pub fn pending_tool_readiness_promises(&self, doc: DocumentKey) -> usize {
+    fn pending_tool_readiness_promises(&self, doc: DocumentKey) -> usize {
         self.model_context(doc)
             .pending_tool_readiness_promises
             .len()
     }
 
-    /// Step 2's areAllReady, as the spec writes it: every document of activeDocument's
+    /// Step 2's areAllReady, as the text writes it: every document of activeDocument's
     /// inclusive descendant navigables has tools-ready true.
-    pub fn are_all_ready(&self, active_document: DocumentKey) -> bool {
-        self.every_inclusive_descendant_document(active_document, &mut |d| {
-            self.documents[d].tools_ready
-        })
+    fn are_all_ready(&self, active_document: DocumentKey) -> bool {
+        self.every_inclusive_descendant_document(active_document, &mut |d| self.tools_ready(d))
     }
 
     /// Recomputes a traversable's count of fully active documents whose tools are not ready,
     /// after its tree changed. The count answers areAllReady without walking the tree, so
     /// that a wait costs the same however many settles happen during it.
-    pub(crate) fn recount_not_ready(&mut self, traversable: NavigableKey) {
+    fn recount_not_ready(&mut self, traversable: NavigableKey) {
         let t = &self.navigables[traversable];
         let mut count = 0;
         if let (Some(top), false) = (t.active_document, t.destroyed) {
             self.every_inclusive_descendant_document(top, &mut |d| {
-                count += u32::from(!self.documents[d].tools_ready);
+                count += u32::from(!self.tools_ready(d));
                 true
             });
         }
-        self.navigables[traversable].not_ready = count;
+        self.webmcp_mut().not_ready.insert(traversable, count);
     }
 
-    /// Whether the readiness index agrees with the spec's loop for every traversable (a
+    /// The readiness index's answer to areAllReady for a traversable.
+    fn index_says_ready(&self, traversable: NavigableKey) -> bool {
+        self.webmcp()
+            .not_ready
+            .get(traversable)
+            .is_none_or(|n| *n == 0)
+    }
+
+    /// Whether the readiness index agrees with the text's loop for every traversable (a
     /// property tests check after every step).
-    pub fn readiness_index_is_consistent(&self) -> bool {
-        self.navigables.iter().all(|(_, n)| {
+    fn readiness_index_is_consistent(&self) -> bool {
+        self.navigables.iter().all(|(k, n)| {
             if n.parent.is_some() || n.destroyed {
                 return true;
             }
             match n.active_document {
-                Some(top) => (n.not_ready == 0) == self.are_all_ready(top),
+                Some(top) => self.index_says_ready(k) == self.are_all_ready(top),
                 None => true,
             }
         })
     }
 
-    /// <https://webmachinelearning.github.io/webmcp/#wait-for-tools-to-be-ready>, run on
-    /// parallel queue `queue`. Returns the outcome when the wait ends at once; otherwise the
-    /// queue blocks and `caller` goes on when the wait ends.
-    pub(crate) fn wait_for_tools_to_be_ready(
-        &mut self,
-        traversable: NavigableKey,
-        queue: ParallelQueueKey,
-        caller: WaitCaller,
-    ) -> Option<WaitOutcome> {
-        // 1. Let activeDocument be traversable's active document, captured up front.
-        let Some(active_document) = self.navigables[traversable].active_document else {
-            self.finding(&WAIT_FOR_TOOLS_TO_BE_READY, "1", None,
-                "the traversable has no active document (it was destroyed before the wait began): areAllReady cannot be evaluated".into());
-            return Some(WaitOutcome::Destroyed);
-        };
-        step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "1", Some(active_document));
-        // 2. areAllReady: every document of activeDocument's inclusive descendant navigables
-        //    has tools-ready true.
-        step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "2", Some(active_document));
-        let mut all_ready = true;
-        for navigable in self.inclusive_descendant_navigables(active_document) {
-            let Some(d) = self.navigables[navigable].active_document else {
-                continue;
-            };
-            if !self.documents[d].tools_ready {
+    /// <https://webmachinelearning.github.io/webmcp/#wait-for-tools-to-be-ready>, run on the
+    /// caller's parallel queue. Step 4's wait suspends that queue: called to `Begin`, it runs
+    /// steps 1-4 and returns the outcome if the wait ended at once (`None`: the queue now
+    /// waits, and goes on with the caller's `AfterWait` step); called to `Resume` once the
+    /// wait has ended, it runs steps 5-6.
+    fn wait_for_tools_to_be_ready(&mut self, phase: WaitPhase) -> Option<WaitOutcome> {
+        let waiter = match phase {
+            WaitPhase::Begin {
+                traversable,
+                queue,
+                caller,
+            } => {
+                // 1. Let activeDocument be traversable's active document, captured up front.
+                let Some(active_document) = self.navigables[traversable].active_document else {
+                    self.finding(&WAIT_FOR_TOOLS_TO_BE_READY, "1", None,
+                        "the traversable has no active document (it was destroyed before the wait began): areAllReady cannot be evaluated".into());
+                    return Some(WaitOutcome::Destroyed);
+                };
+                step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "1", Some(active_document));
+                // 2. areAllReady: every document of activeDocument's inclusive descendant
+                //    navigables has tools-ready true.
+                step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "2", Some(active_document));
+                let mut all_ready = true;
+                for navigable in self.inclusive_descendant_navigables(active_document) {
+                    let Some(d) = self.navigables[navigable].active_document else {
+                        continue;
+                    };
+                    if !self.tools_ready(d) {
+                        step!(
+                            self,
+                            WAIT_FOR_TOOLS_TO_BE_READY,
+                            "2.1",
+                            Some(d),
+                            "tools-ready is false"
+                        );
+                        all_ready = false;
+                        break;
+                    }
+                }
+                if all_ready {
+                    step!(
+                        self,
+                        WAIT_FOR_TOOLS_TO_BE_READY,
+                        "2.2",
+                        Some(active_document)
+                    );
+                }
+                // 3. Ready now: return "ready".
+                if all_ready {
+                    step!(
+                        self,
+                        WAIT_FOR_TOOLS_TO_BE_READY,
+                        "3",
+                        Some(active_document),
+                        "ready"
+                    );
+                    return Some(WaitOutcome::Ready);
+                }
                 step!(
                     self,
                     WAIT_FOR_TOOLS_TO_BE_READY,
-                    "2.1",
-                    Some(d),
-                    "tools-ready is false"
+                    "3",
+                    Some(active_document),
+                    "not ready"
                 );
-                all_ready = false;
-                break;
+                // 4. Wait until areAllReady is true, the implementation-defined timeout has
+                //    elapsed, the traversable's active document is no longer activeDocument,
+                //    or the traversable is destroyed. Each caller has its own timeout. The
+                //    condition is re-checked whenever the world changes (`check_waiters`).
+                let timeout = self.switches().tools_ready_timeout_ms;
+                let now = self.now;
+                let waiter = self.webmcp_mut().waiters.insert(Waiter {
+                    traversable,
+                    captured: active_document,
+                    started_at: now,
+                    deadline: TimerKey::default(),
+                    outcome: None,
+                    queue,
+                });
+                let deadline = self.add_timer(
+                    timeout,
+                    TimerKind::Webmcp(TimerStep::WaitDeadline { waiter }),
+                );
+                self.webmcp_mut().waiters[waiter].deadline = deadline;
+                step!(
+                    self,
+                    WAIT_FOR_TOOLS_TO_BE_READY,
+                    "4",
+                    Some(active_document),
+                    "waiting, timeout {timeout} ms"
+                );
+                self.wait_until(queue, ParallelStep::AfterWait { caller, waiter });
+                return None;
             }
-        }
-        if all_ready {
-            step!(
-                self,
-                WAIT_FOR_TOOLS_TO_BE_READY,
-                "2.2",
-                Some(active_document)
-            );
-        }
-        // 3. Ready now: return "ready".
-        if all_ready {
-            step!(
-                self,
-                WAIT_FOR_TOOLS_TO_BE_READY,
-                "3",
-                Some(active_document),
-                "ready"
-            );
-            return Some(WaitOutcome::Ready);
-        }
-        step!(
-            self,
-            WAIT_FOR_TOOLS_TO_BE_READY,
-            "3",
-            Some(active_document),
-            "not ready"
-        );
-        // 4. Wait until ready, the implementation-defined timeout elapses, the traversable's
-        //    active document changes, or the traversable is destroyed.
-        let timeout = self.profile.tools_ready_timeout_ms;
-        let now = self.now;
-        let waiter = self.waiters.insert(Waiter {
-            traversable,
-            captured: active_document,
-            started_at: now,
-            deadline: TimerKey::default(),
-            state: WaitState::Waiting,
-            queue,
-        });
-        self.waiters[waiter].deadline = self.add_timer(timeout, TimerKind::WaitDeadline { waiter });
-        step!(
-            self,
-            WAIT_FOR_TOOLS_TO_BE_READY,
-            "4",
-            Some(active_document),
-            "waiting, timeout {timeout} ms"
-        );
-        let q = &mut self.parallel_queues[queue];
-        q.waiting_on = Some(waiter);
-        let seq = {
-            self.seq += 1;
-            self.seq
+            WaitPhase::Resume { waiter } => waiter,
         };
-        self.parallel_queues[queue]
-            .steps
-            .push_front(crate::platform::event_loop::ParallelStep {
-                seq,
-                kind: ParallelStepKind::AfterWait { caller },
-            });
-        None
-    }
-
-    /// Re-evaluates every waiting waiter's condition after a unit of work or a harness action.
-    pub(crate) fn check_waiters(&mut self) {
-        if self.waiters.is_empty() {
-            return;
-        }
-        let waiting: Vec<WaiterKey> = self
-            .waiters
-            .iter()
-            .filter(|(_, w)| w.state == WaitState::Waiting)
-            .map(|(k, _)| k)
-            .collect();
-        for key in waiting {
-            let w = &self.waiters[key];
-            let t = &self.navigables[w.traversable];
-            let outcome = if t.destroyed {
-                Some(WaitOutcome::Destroyed)
-            } else if t.active_document != Some(w.captured) {
-                Some(WaitOutcome::Navigated)
-            } else if t.not_ready == 0 {
-                Some(WaitOutcome::Ready)
-            } else {
-                None
-            };
-            if let Some(outcome) = outcome {
-                let seq = self.next_seq();
-                self.waiters[key].state = WaitState::Woken { outcome, seq };
-            }
-        }
-    }
-
-    /// A waiter's deadline timer expired.
-    pub(crate) fn wait_timed_out(&mut self, waiter: WaiterKey) {
-        if let Some(w) = self.waiters.get(waiter) {
-            if w.state == WaitState::Waiting {
-                let seq = self.next_seq();
-                self.waiters[waiter].state = WaitState::Woken {
-                    outcome: WaitOutcome::TimedOut,
-                    seq,
-                };
-            }
-        }
-    }
-
-    /// Steps 5-6: the wait has ended; its timer and record go away.
-    pub(crate) fn finish_wait(&mut self, waiter: WaiterKey) -> WaitOutcome {
-        let Some(w) = self.waiters.remove(waiter) else {
-            return WaitOutcome::Ready;
+        // The wait of step 4 has ended: its timer and record go away.
+        let Some(w) = self.webmcp_mut().waiters.remove(waiter) else {
+            self.finding(
+                &WAIT_FOR_TOOLS_TO_BE_READY,
+                "4",
+                None,
+                "a parallel queue resumed a wait for tools to be ready that is not under way"
+                    .into(),
+            );
+            return None;
         };
         self.remove_timer(w.deadline);
-        let outcome = match w.state {
-            WaitState::Woken { outcome, .. } => outcome,
-            WaitState::Waiting => WaitOutcome::TimedOut,
+        let Some(outcome) = w.outcome else {
+            self.finding(
+                &WAIT_FOR_TOOLS_TO_BE_READY,
+                "4",
+                Some(w.captured),
+                "a parallel queue resumed a wait for tools to be ready that has not ended".into(),
+            );
+            return None;
         };
         let waited = self.now - w.started_at;
         match outcome {
@@ -656,16 +643,73 @@ impl World {
                 );
             }
         }
-        outcome
+        Some(outcome)
     }
 
-    /// The caller of a wait goes on.
-    pub(crate) fn continue_after_wait(
-        &mut self,
-        _queue: ParallelQueueKey,
-        caller: WaitCaller,
-        outcome: WaitOutcome,
-    ) {
+    /// Step 4's condition for one waiter: how its wait ends now, if it does. When several
+    /// hold at once, destruction is taken first (a destroyed traversable has no active
+    /// document either), then navigation (the caller must not go on to observe a document it
+    /// did not wait for, even if that one is ready), then readiness. The timeout is a timer
+    /// of its own (`wait_timed_out`).
+    fn wait_condition(&self, waiter: &Waiter) -> Option<WaitOutcome> {
+        let t = &self.navigables[waiter.traversable];
+        if t.destroyed {
+            return Some(WaitOutcome::Destroyed);
+        }
+        if t.active_document != Some(waiter.captured) {
+            return Some(WaitOutcome::Navigated);
+        }
+        // areAllReady, answered by the readiness index (kept up to date by
+        // `set_tools_ready` and `recount_not_ready`) instead of walking the tree; debug builds
+        // check that the two agree.
+        let ready = self.index_says_ready(waiter.traversable);
+        debug_assert_eq!(ready, self.are_all_ready(waiter.captured));
+        ready.then_some(WaitOutcome::Ready)
+    }
+
+    /// Re-evaluates every waiting waiter's condition after a unit of work or a harness action;
+    /// a wait that has ended wakes its queue.
+    fn check_waiters(&mut self) {
+        if self.webmcp().waiters.is_empty() {
+            return;
+        }
+        let ended: Vec<(WaiterKey, WaitOutcome)> = self
+            .webmcp()
+            .waiters
+            .iter()
+            .filter(|(_, w)| w.outcome.is_none())
+            .filter_map(|(k, w)| self.wait_condition(w).map(|o| (k, o)))
+            .collect();
+        for (key, outcome) in ended {
+            self.end_wait(key, outcome);
+        }
+    }
+
+    /// A waiter's deadline timer expired.
+    fn wait_timed_out(&mut self, waiter: WaiterKey) {
+        if self
+            .webmcp()
+            .waiters
+            .get(waiter)
+            .is_some_and(|w| w.outcome.is_none())
+        {
+            self.end_wait(waiter, WaitOutcome::TimedOut);
+        }
+    }
+
+    /// A wait has ended: its queue may go on.
+    fn end_wait(&mut self, waiter: WaiterKey, outcome: WaitOutcome) {
+        let w = &mut self.webmcp_mut().waiters[waiter];
+        w.outcome = Some(outcome);
+        let queue = w.queue;
+        self.wake(queue);
+    }
+
+    /// The caller of a wait goes on (the caller's `AfterWait` step).
+    fn finish_wait_and_continue(&mut self, caller: WaitCaller, waiter: WaiterKey) {
+        let Some(outcome) = self.wait_for_tools_to_be_ready(WaitPhase::Resume { waiter }) else {
+            return;
+        };
         match caller {
             WaitCaller::Observation(o) => self.observation_after_wait(o, outcome),
             WaitCaller::GetTools {
@@ -677,19 +721,19 @@ impl World {
     }
 
     /// How many waits for tools to be ready are under way.
-    pub fn live_waiters(&self) -> usize {
-        self.waiters.len()
+    fn live_waiters(&self) -> usize {
+        self.webmcp().waiters.len()
     }
 
-    /// What a document's destruction does beyond the platform: Chromium's
-    /// PendingWaitForTools counts a promise whose realm is destroyed as settled
-    /// (destroyed-realm-promise=settled-on-destroy); under the spec it never settles.
-    pub(crate) fn document_destroyed(&mut self, doc: DocumentKey) {
-        self.executions_lose_document(doc);
-        if self.profile.destroyed_realm_promise != DestroyedRealmPromise::SettledOnDestroy {
+    /// What a document's destruction does to readiness: Chromium's PendingWaitForTools counts
+    /// a promise whose realm is destroyed as settled (destroyed-realm-promise=
+    /// settled-on-destroy); under the text it never settles.
+    fn settle_promises_of_destroyed_realm(&mut self, doc: DocumentKey) {
+        if self.switches().destroyed_realm_promise != DestroyedRealmPromise::SettledOnDestroy {
             return;
         }
         let affected: Vec<(ModelContextKey, PromiseKey)> = self
+            .webmcp()
             .model_contexts
             .iter()
             .flat_map(|(k, c)| {
@@ -713,7 +757,7 @@ impl World {
         );
         for (context, promise) in affected {
             // 2. ...is counted as settled: settleSteps run for it.
-            let owner = self.model_contexts[context].document;
+            let owner = self.webmcp().model_contexts[context].document;
             step!(
                 self,
                 SETTLE_ON_REALM_DESTRUCTION,
@@ -724,4 +768,25 @@ impl World {
             self.settle_steps(context, promise);
         }
     }
+
+    /// A lifecycle stage's effect on tools-ready: the tools-ready-lifecycle switch presumes
+    /// tools not ready until the stage it names.
+    fn lifecycle_reached_steps(&mut self, doc: DocumentKey, stage: Lifecycle) {
+        step!(self, DOCUMENT_LIFECYCLE, "1", Some(doc), "{stage:?}");
+        if self.switches().tools_ready_lifecycle != ToolsReadyLifecycle::None {
+            self.update_the_tools_ready_state(doc);
+        }
+    }
+
+    /// Whether the tools-ready-lifecycle switch lets a document's tools be ready yet.
+    fn lifecycle_allows_ready(&self, doc: DocumentKey) -> bool {
+        let reached = self.documents[doc].lifecycle;
+        match self.switches().tools_ready_lifecycle {
+            ToolsReadyLifecycle::None => true,
+            ToolsReadyLifecycle::DomContentLoaded => reached >= Lifecycle::Interactive,
+            ToolsReadyLifecycle::Load => reached >= Lifecycle::Complete,
+        }
+    }
 }
+
+impl<W: WebMcpHost> Readiness for W {}

@@ -1,24 +1,30 @@
 //! The tool registry: `registerTool()`, unregistering, and the `toolchange` notification.
 
-use std::sync::Arc;
-
 use url::Url;
 
-use super::{
-    Exposure, ToolAnnotations, ToolDefinition, CONVERT_DICTIONARY,
-    NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, REGISTER_TOOL, REGISTRY_NOTIFICATION, TOOLCHANGE_EVENT,
-    TOOL_IS_VISIBLE_TO_AN_ORIGIN, UNREGISTER_A_TOOL,
+use super::readiness::Readiness;
+use super::steps::{AbortStep, ParallelStep, TaskStep};
+use super::switches::{
+    InputSchema, NotifyTargets, ReadinessToolchange, RegisterAbortSteps, RegistryToolchange,
 };
-use crate::platform::abort::AbortAlgorithm;
-use crate::platform::event_loop::{ParallelStepKind, TaskAction, TaskSource};
-use crate::platform::events::{Event, EventTargetRef};
-use crate::platform::keys::{DocumentKey, ModelContextKey, PromiseKey, SignalKey};
-use crate::platform::origin::Origin;
-use crate::platform::script::Function;
-use crate::platform::value::{number_to_js_string, ErrorValue, Value};
-use crate::profile::{NotifyTargets, ReadinessToolchange, RegisterAbortSteps, RegistryToolchange};
+use super::{
+    Exposure, ModelContextKey, ToolAnnotations, ToolDefinition, WebMcpHost, CHECK_INPUT_SCHEMA,
+    CONVERT_DICTIONARY, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, REGISTER_TOOL, REGISTRY_NOTIFICATION,
+    TOOLCHANGE_EVENT, TOOL_IS_VISIBLE_TO_AN_ORIGIN, UNREGISTER_A_TOOL,
+};
+use crate::host::callback::Callback;
+use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
+use crate::host::events::{Event, EventTargetRef, Events};
+use crate::host::keys::{DocumentKey, PromiseKey, SignalKey};
+use crate::host::origin::Origin;
+use crate::host::parallel::ParallelStepKind;
+use crate::host::spec::Algorithm;
+use crate::host::value::{ErrorValue, Value};
+use crate::host::webidl::{
+    convert_signal, dictionary_value, member, required_string, to_boolean, to_idl_string,
+};
+use crate::host::Running;
 use crate::step;
-use crate::world::{Running, World};
 
 /// A `ModelContextTool` dictionary after Web IDL conversion.
 pub(crate) struct ModelContextTool {
@@ -26,7 +32,7 @@ pub(crate) struct ModelContextTool {
     pub title: Option<String>,
     pub description: String,
     pub input_schema: Option<Value>,
-    pub execute: Arc<Function>,
+    pub execute: Callback,
     pub annotations: Option<ToolAnnotations>,
 }
 
@@ -36,15 +42,11 @@ pub(crate) struct RegisterToolOptions {
     pub signal: Option<SignalKey>,
 }
 
-impl World {
+/// The tool registry's algorithms.
+pub trait Registry: WebMcpHost {
     /// <https://webmachinelearning.github.io/webmcp/#dom-modelcontext-registertool>, called on
     /// the `ModelContext` of `this_doc`.
-    pub fn register_tool(
-        &mut self,
-        this_doc: DocumentKey,
-        tool: Value,
-        options: Value,
-    ) -> PromiseKey {
+    fn register_tool(&mut self, this_doc: DocumentKey, tool: Value, options: Value) -> PromiseKey {
         // Web IDL converts the arguments before the method steps; for an operation returning a
         // promise, a conversion exception becomes a rejected promise.
         let converted = convert_model_context_tool(&tool).and_then(|tool| {
@@ -72,7 +74,7 @@ impl World {
                 return self.promise_rejected_with(this_doc, e);
             }
         };
-        let this = self.documents[this_doc].model_context;
+        let this = self.context_of(this_doc);
 
         // 1. Let global be this's relevant global object.
         step!(self, REGISTER_TOOL, "1", Some(this_doc));
@@ -128,7 +130,10 @@ impl World {
         let tool_title = tool.title.clone();
         step!(self, REGISTER_TOOL, "8", Some(tool_owner));
         // 9. A name already in the tool map is rejected.
-        if self.model_contexts[this].tool_map.contains_key(&tool_name) {
+        if self.webmcp().model_contexts[this]
+            .tool_map
+            .contains_key(&tool_name)
+        {
             step!(
                 self,
                 REGISTER_TOOL,
@@ -215,7 +220,7 @@ impl World {
         );
         // (input-schema=tentative-subset, WPT's .tentative test) A schema outside the
         // supported JSON Schema subset is a TypeError.
-        if self.profile.input_schema == crate::profile::InputSchema::TentativeSubset
+        if self.switches().input_schema == InputSchema::TentativeSubset
             && !stringified_input_schema.is_empty()
         {
             let checked = serde_json::from_str::<serde_json::Value>(&stringified_input_schema)
@@ -226,7 +231,7 @@ impl World {
             if let Err(why) = checked {
                 step!(
                     self,
-                    super::CHECK_INPUT_SCHEMA,
+                    CHECK_INPUT_SCHEMA,
                     "1",
                     Some(tool_owner),
                     "{why}: TypeError"
@@ -235,7 +240,7 @@ impl World {
             }
             step!(
                 self,
-                super::CHECK_INPUT_SCHEMA,
+                CHECK_INPUT_SCHEMA,
                 "1",
                 Some(tool_owner),
                 "the schema is in the supported subset"
@@ -285,7 +290,7 @@ impl World {
             //       can still reject: the abort steps then stay on the signal (see
             //       `register_tool_abort_steps`). Switch register-abort-steps=on-success
             //       (Chromium) adds them only once step 20 has passed.
-            match self.profile.register_abort_steps {
+            match self.switches().register_abort_steps {
                 RegisterAbortSteps::AsWritten => {
                     self.add_abort_algorithm(signal, abort_steps(this, &tool_name, promise));
                     step!(self, REGISTER_TOOL, "18.2", Some(tool_owner));
@@ -339,7 +344,7 @@ impl World {
         // (register-abort-steps=on-success) The abort steps of step 18.2, now that nothing can
         // reject the registration any more.
         if let (Some(signal), RegisterAbortSteps::OnSuccess) =
-            (options.signal, self.profile.register_abort_steps)
+            (options.signal, self.switches().register_abort_steps)
         {
             self.add_abort_algorithm(signal, abort_steps(this, &tool_name, promise));
             step!(
@@ -364,7 +369,7 @@ impl World {
         };
         step!(self, REGISTER_TOOL, "21", Some(tool_owner));
         // 22. Set this's internal context's tool map[tool name] to it.
-        self.model_contexts[this]
+        self.webmcp_mut().model_contexts[this]
             .tool_map
             .insert(tool_name.clone(), definition);
         step!(
@@ -377,32 +382,28 @@ impl World {
         // 23. In parallel: notify documents of the change, then queue a task that resolves
         //     the promise.
         step!(self, REGISTER_TOOL, "23", Some(tool_owner));
-        let mut steps = Vec::new();
+        let mut steps: Vec<ParallelStepKind<Self::Upper>> = Vec::new();
         let exposure = Exposure::Origins(exposed_origins);
         if let Some(notify) =
             self.registry_change_notification(tool_owner, exposure, &REGISTER_TOOL)
         {
             steps.push(notify);
         }
-        steps.push(ParallelStepKind::QueueRegistrationResolve {
-            tool_owner,
-            promise,
-        });
-        self.in_parallel(
-            format!("registerTool({tool_name:?}) of {}", self.label(tool_owner)),
-            steps,
-        );
+        steps.push(ParallelStepKind::Webmcp(
+            ParallelStep::QueueRegistrationResolve {
+                tool_owner,
+                promise,
+            },
+        ));
+        let label = format!("registerTool({tool_name:?}) of {}", self.label(tool_owner));
+        self.in_parallel(label, steps);
         // 24. Return promise.
         step!(self, REGISTER_TOOL, "24", Some(tool_owner));
         promise
     }
 
     /// registerTool() step 23.2, in parallel: queue a webmcp task that resolves the promise.
-    pub(crate) fn register_tool_queue_resolve(
-        &mut self,
-        tool_owner: DocumentKey,
-        promise: PromiseKey,
-    ) {
+    fn register_tool_queue_resolve(&mut self, tool_owner: DocumentKey, promise: PromiseKey) {
         step!(self, REGISTER_TOOL, "23.2", Some(tool_owner), |w| format!(
             "queue a webmcp task to resolve {}",
             w.promise_label(promise)
@@ -425,10 +426,10 @@ impl World {
         &mut self,
         tool_owner: DocumentKey,
         exposure: Exposure,
-        alg: &'static crate::trace::Algorithm,
-    ) -> Option<ParallelStepKind> {
+        alg: &'static Algorithm,
+    ) -> Option<ParallelStepKind<Self::Upper>> {
         let registering = std::ptr::eq(alg, &REGISTER_TOOL);
-        let record = |w: &mut World, detail: &str| {
+        let record = |w: &mut Self, detail: &str| {
             if registering {
                 step!(w, REGISTER_TOOL, "23.1", Some(tool_owner), "{detail}");
             } else {
@@ -437,31 +438,35 @@ impl World {
         };
         // readiness-toolchange=ready-events (PR #373's first revision): while the owner's
         // tools are not ready, registry changes are not notified at all.
-        let ready = self.documents[tool_owner].tools_ready;
-        if self.profile.readiness_toolchange == ReadinessToolchange::ReadyEvents && !ready {
+        let ready = self.tools_ready(tool_owner);
+        if self.switches().readiness_toolchange == ReadinessToolchange::ReadyEvents && !ready {
             record(
                 self,
                 "tools are not ready: notification suppressed (readiness-toolchange=ready-events)",
             );
             return None;
         }
-        let ready_attr =
-            (self.profile.readiness_toolchange == ReadinessToolchange::ReadyEvents).then_some(true);
-        match self.profile.registry_toolchange {
+        let ready_attr = (self.switches().readiness_toolchange == ReadinessToolchange::ReadyEvents)
+            .then_some(true);
+        match self.switches().registry_toolchange {
             RegistryToolchange::PerCall => {
                 record(self, "notify documents of a tool change");
-                Some(ParallelStepKind::NotifyDocumentsOfAToolChange {
-                    tool_owner,
-                    exposed: exposure,
-                    ready: ready_attr,
-                })
+                Some(ParallelStepKind::Webmcp(
+                    ParallelStep::NotifyDocumentsOfAToolChange {
+                        tool_owner,
+                        exposed: exposure,
+                        ready: ready_attr,
+                    },
+                ))
             }
             // webmcp#374: the task's changes are gathered and notified once, from a task.
             RegistryToolchange::PerTask => {
-                let context = self.documents[tool_owner].model_context;
-                let pending = self.model_contexts[context].registry_change.take();
+                let context = self.context_of(tool_owner);
+                let pending = self.webmcp_mut().model_contexts[context]
+                    .registry_change
+                    .take();
                 let first = pending.is_none();
-                self.model_contexts[context].registry_change = Some(match pending {
+                self.webmcp_mut().model_contexts[context].registry_change = Some(match pending {
                     Some(p) => p.union(exposure),
                     None => exposure,
                 });
@@ -469,7 +474,7 @@ impl World {
                     self.queue_global_task(
                         tool_owner,
                         TaskSource::Webmcp,
-                        TaskAction::RegistryNotification,
+                        TaskAction::Webmcp(TaskStep::RegistryNotification),
                     );
                     record(
                         self,
@@ -487,37 +492,43 @@ impl World {
     }
 
     /// webmcp#374's coalesced notification: the task the first change of a task queued.
-    pub(crate) fn registry_notification(&mut self, doc: DocumentKey) {
-        let context = self.documents[doc].model_context;
+    fn registry_notification(&mut self, doc: DocumentKey) {
+        let context = self.context_of(doc);
         // 1-2. Take the gathered exposure.
-        let Some(exposure) = self.model_contexts[context].registry_change.take() else {
+        let Some(exposure) = self.webmcp_mut().model_contexts[context]
+            .registry_change
+            .take()
+        else {
             return;
         };
         step!(self, REGISTRY_NOTIFICATION, "1", Some(doc));
         step!(self, REGISTRY_NOTIFICATION, "2", Some(doc));
         // 3. Notify once, in parallel.
         step!(self, REGISTRY_NOTIFICATION, "3", Some(doc));
-        let ready =
-            (self.profile.readiness_toolchange == ReadinessToolchange::ReadyEvents).then_some(true);
+        let ready = (self.switches().readiness_toolchange == ReadinessToolchange::ReadyEvents)
+            .then_some(true);
+        let label = format!("coalesced notification of {}", self.label(doc));
         self.in_parallel(
-            format!("coalesced notification of {}", self.label(doc)),
-            vec![ParallelStepKind::NotifyDocumentsOfAToolChange {
-                tool_owner: doc,
-                exposed: exposure,
-                ready,
-            }],
+            label,
+            vec![ParallelStepKind::Webmcp(
+                ParallelStep::NotifyDocumentsOfAToolChange {
+                    tool_owner: doc,
+                    exposed: exposure,
+                    ready,
+                },
+            )],
         );
     }
 
     /// registerTool() step 18.2's abort steps.
-    pub(crate) fn register_tool_abort_steps(
+    fn register_tool_abort_steps(
         &mut self,
         this: ModelContextKey,
         tool_name: &str,
         promise: PromiseKey,
         signal: SignalKey,
     ) {
-        let doc = self.model_contexts[this].document;
+        let doc = self.webmcp().model_contexts[this].document;
         // 18.2.1. Unregister a tool given this and tool name. Should step 20 have rejected the
         //         registration, these steps still run and unregister whatever tool has that
         //         name by now: the text adds them before it knows the registration succeeds.
@@ -534,8 +545,8 @@ impl World {
     }
 
     /// <https://webmachinelearning.github.io/webmcp/#model-context-unregister-a-tool>
-    pub fn unregister_a_tool(&mut self, model_context: ModelContextKey, tool_name: &str) {
-        let doc = self.model_contexts[model_context].document;
+    fn unregister_a_tool(&mut self, model_context: ModelContextKey, tool_name: &str) {
+        let doc = self.webmcp().model_contexts[model_context].document;
         // 1. Assert: running on modelContext's relevant agent's event loop.
         let on_its_loop = self.running == Running::EventLoop(self.documents[doc].event_loop);
         self.assert_step(
@@ -550,7 +561,7 @@ impl World {
         // 2. Let tool map be modelContext's tool map.
         step!(self, UNREGISTER_A_TOOL, "2", Some(doc));
         // 3. A name not in the map: nothing to do.
-        let Some(exposed) = self.model_contexts[model_context]
+        let Some(exposed) = self.webmcp().model_contexts[model_context]
             .tool_map
             .get(tool_name)
             .map(|definition| definition.exposed_origins.clone())
@@ -568,7 +579,7 @@ impl World {
         // 4. Let exposed origins be the tool's exposed origins.
         step!(self, UNREGISTER_A_TOOL, "4", Some(doc));
         // 5. Remove it.
-        self.model_contexts[model_context]
+        self.webmcp_mut().model_contexts[model_context]
             .tool_map
             .shift_remove(tool_name);
         step!(
@@ -583,16 +594,14 @@ impl World {
         if let Some(notify) =
             self.registry_change_notification(doc, Exposure::Origins(exposed), &UNREGISTER_A_TOOL)
         {
-            self.in_parallel(
-                format!("unregister {tool_name:?} of {}", self.label(doc)),
-                vec![notify],
-            );
+            let label = format!("unregister {tool_name:?} of {}", self.label(doc));
+            self.in_parallel(label, vec![notify]);
         }
     }
 
     /// <https://webmachinelearning.github.io/webmcp/#notify-documents-of-a-tool-change>.
     /// `ready` is the readiness a `ToolChangeEvent` carries, where a profile dispatches one.
-    pub(crate) fn notify_documents_of_a_tool_change(
+    fn notify_documents_of_a_tool_change(
         &mut self,
         tool_owner: DocumentKey,
         exposed: &Exposure,
@@ -632,7 +641,7 @@ impl World {
             );
             return;
         };
-        let navigables_to_notify = match self.profile.notify_targets {
+        let navigables_to_notify = match self.switches().notify_targets {
             NotifyTargets::Inclusive => self.inclusive_descendant_navigables(top),
             NotifyTargets::Descendants => self.descendant_navigables(top),
         };
@@ -687,11 +696,11 @@ impl World {
                     Some(target),
                     "queue a task to fire toolchange"
                 );
-                let context = self.documents[target].model_context;
+                let context = self.context_of(target);
                 self.queue_global_task(
                     target,
                     TaskSource::Webmcp,
-                    TaskAction::FireToolchange { context, ready },
+                    TaskAction::Webmcp(TaskStep::FireToolchange { context, ready }),
                 );
             } else {
                 step!(
@@ -706,7 +715,7 @@ impl World {
     }
 
     /// <https://webmachinelearning.github.io/webmcp/#tool-is-visible-to-an-origin>
-    pub fn tool_is_visible_to_an_origin(
+    fn tool_is_visible_to_an_origin(
         &mut self,
         tool_owner_origin: &Origin,
         exposed_origins: &[Origin],
@@ -751,8 +760,8 @@ impl World {
 
     /// The task "notify documents of a tool change" queues: fire an event named `toolchange`
     /// at the ModelContext (a `ToolChangeEvent` carrying `ready` where a profile sends one).
-    pub(crate) fn fire_toolchange(&mut self, context: ModelContextKey, ready: Option<bool>) {
-        let doc = self.model_contexts[context].document;
+    fn fire_toolchange(&mut self, context: ModelContextKey, ready: Option<bool>) {
+        let doc = self.webmcp().model_contexts[context].document;
         step!(
             self,
             TOOLCHANGE_EVENT,
@@ -764,90 +773,32 @@ impl World {
                 None => "Event".into(),
             }
         );
-        let count = &mut self.model_contexts[context].toolchanges_fired;
+        let count = &mut self.webmcp_mut().model_contexts[context].toolchanges_fired;
         count.all += 1;
         if let Some(r) = ready {
             count.with_ready[usize::from(r)] += 1;
         }
-        let event = Event {
-            event_type: "toolchange".into(),
-            interface: if ready.is_some() {
-                "ToolChangeEvent"
-            } else {
-                "Event"
+        let event = match ready {
+            Some(r) => Event {
+                event_type: "toolchange".into(),
+                interface: "ToolChangeEvent",
+                attributes: vec![("ready", Value::Bool(r))],
             },
-            ready,
-            tool_name: None,
+            None => Event::plain("toolchange"),
         };
-        self.dispatch_event(EventTargetRef::ModelContext(context), event);
+        self.dispatch_event(EventTargetRef::Webmcp(context), event);
     }
 }
 
+impl<W: WebMcpHost> Registry for W {}
+
 /// registerTool() step 18.2's abort steps for one registration.
-fn abort_steps(context: ModelContextKey, tool_name: &str, promise: PromiseKey) -> AbortAlgorithm {
-    AbortAlgorithm::UnregisterTool {
+fn abort_steps(context: ModelContextKey, tool_name: &str, promise: PromiseKey) -> AbortStep {
+    AbortStep::UnregisterTool {
         context,
         tool_name: tool_name.into(),
         promise,
     }
-}
-
-/// Web IDL's conversion of a value to `DOMString` (ToString).
-pub(crate) fn to_idl_string(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => number_to_js_string(n.0),
-        Value::Bool(b) => b.to_string(),
-        Value::Null => "null".into(),
-        Value::Undefined => "undefined".into(),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| match i {
-                Value::Undefined | Value::Null => String::new(),
-                other => to_idl_string(other),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Value::Error(e) if e.message.is_empty() => e.name.clone(),
-        Value::Error(e) => format!("{}: {}", e.name, e.message),
-        Value::Promise(_) => "[object Promise]".into(),
-        Value::Window(_) => "[object Window]".into(),
-        _ => "[object Object]".into(),
-    }
-}
-
-/// A dictionary member: absent and `undefined` are the same.
-pub(crate) fn member<'a>(dict: &'a Value, key: &str) -> Option<&'a Value> {
-    dict.get(key).filter(|v| **v != Value::Undefined)
-}
-
-/// Checks that a value can be converted to a dictionary at all.
-pub(crate) fn dictionary_value<'a>(
-    v: &'a Value,
-    type_name: &str,
-) -> Result<Option<&'a Value>, ErrorValue> {
-    match v {
-        Value::Undefined | Value::Null => Ok(None),
-        Value::Object(_) => Ok(Some(v)),
-        other if other.is_object() => Ok(Some(v)),
-        _ => Err(ErrorValue::type_error(format!(
-            "the value given for {type_name} is not an object"
-        ))),
-    }
-}
-
-pub(crate) fn required_string(
-    dict: Option<&Value>,
-    key: &str,
-    type_name: &str,
-) -> Result<String, ErrorValue> {
-    dict.and_then(|d| member(d, key))
-        .map(to_idl_string)
-        .ok_or_else(|| {
-            ErrorValue::type_error(format!(
-                "Failed to read the '{key}' property from '{type_name}': Required member is undefined."
-            ))
-        })
 }
 
 /// Converts `tool` to a `ModelContextTool`, reading members in the lexicographic order Web IDL
@@ -907,17 +858,6 @@ fn convert_annotations(v: &Value) -> Result<ToolAnnotations, ErrorValue> {
     })
 }
 
-/// ECMAScript's ToBoolean.
-pub(crate) fn to_boolean(v: &Value) -> bool {
-    match v {
-        Value::Undefined | Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => !(n.0 == 0.0 || n.0.is_nan()),
-        Value::String(s) => !s.is_empty(),
-        _ => true,
-    }
-}
-
 /// Converts `options` to a `ModelContextRegisterToolOptions`.
 pub(crate) fn convert_register_tool_options(
     options: &Value,
@@ -935,17 +875,4 @@ pub(crate) fn convert_register_tool_options(
     };
     let signal = convert_signal(dict, T)?;
     Ok(RegisterToolOptions { exposed_to, signal })
-}
-
-pub(crate) fn convert_signal(
-    dict: Option<&Value>,
-    type_name: &str,
-) -> Result<Option<SignalKey>, ErrorValue> {
-    match dict.and_then(|d| member(d, "signal")) {
-        None => Ok(None),
-        Some(Value::Signal(s)) => Ok(Some(*s)),
-        Some(_) => Err(ErrorValue::type_error(format!(
-            "Failed to read the 'signal' property from '{type_name}': Failed to convert value to 'AbortSignal'."
-        ))),
-    }
 }

@@ -2,48 +2,44 @@
 //!
 //! <https://dom.spec.whatwg.org/#interface-eventtarget>
 
-use std::sync::Arc;
-
-use super::keys::{DocumentKey, ListenerKey, ModelContextKey, SignalKey};
-use super::script::{Block, Frame};
+use super::callback::Callback;
+use super::keys::{DocumentKey, ListenerKey, SignalKey};
+use super::promise::Promises;
+use super::seam::Upper;
+use super::spec::{CALL_A_USER_OBJECTS_OPERATION, CLEAN_UP_AFTER_RUNNING_SCRIPT};
 use super::value::Value;
+use super::{Host, Running};
 use crate::step;
-use crate::world::{Running, World};
 
-/// The event targets a scenario can listen at.
+/// The event targets the page's script can listen at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EventTargetRef {
-    ModelContext(ModelContextKey),
+pub enum EventTargetRef<U: Upper> {
     Window(DocumentKey),
     Signal(SignalKey),
+    /// An event target of the specification above (WebMCP's `ModelContext`): the seam.
+    Webmcp(U::EventTarget),
 }
 
-/// An event listener whose callback is a block of the scenario's script.
+/// An event listener: its callback is a function of the page's script.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Listener {
-    pub target: EventTargetRef,
+pub struct Listener<U: Upper> {
+    pub target: EventTargetRef<U>,
     pub event_type: String,
-    /// The realm of the callback function.
-    pub realm: DocumentKey,
-    pub block: Arc<Block>,
-    /// The parameters of the block that added the listener, which its body can still name.
-    pub locals: Vec<(String, Value)>,
+    pub callback: Callback,
     pub once: bool,
     pub removed: bool,
     /// Set for the listener an event handler IDL attribute (`ontoolchange`) installs.
     pub event_handler: bool,
 }
 
-/// An event, with the attributes of the interfaces WebMCP dispatches.
+/// An event: its type, its interface, and the attributes that interface adds to `Event`'s.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Event {
     pub event_type: String,
-    /// `Event`, `ToolChangeEvent`, `ToolActivatedEvent`, `ToolCancelEvent`.
+    /// `Event`, or the interface of a subclass (`ToolChangeEvent`, ...).
     pub interface: &'static str,
-    /// `ToolChangeEvent.ready`.
-    pub ready: Option<bool>,
-    /// `ToolActivatedEvent.toolName`, `ToolCancelEvent.toolName`.
-    pub tool_name: Option<String>,
+    /// The subclass's own attributes, in the order its IDL lists them.
+    pub attributes: Vec<(&'static str, Value)>,
 }
 
 impl Event {
@@ -51,8 +47,7 @@ impl Event {
         Event {
             event_type: event_type.into(),
             interface: "Event",
-            ready: None,
-            tool_name: None,
+            attributes: Vec::new(),
         }
     }
 
@@ -67,55 +62,44 @@ impl Event {
             ("composed".to_string(), Value::Bool(false)),
             ("isTrusted".to_string(), Value::Bool(true)),
         ];
-        if let Some(r) = self.ready {
-            props.push(("ready".into(), Value::Bool(r)));
-        }
-        if let Some(n) = &self.tool_name {
-            props.push(("toolName".into(), Value::string(n)));
+        for (name, value) in &self.attributes {
+            props.push((name.to_string(), value.clone()));
         }
         Value::Object(props)
     }
 }
 
-impl World {
-    fn listener_list(&mut self, target: EventTargetRef) -> &mut Vec<ListenerKey> {
+/// Event listeners and dispatch.
+pub trait Events: Host {
+    fn listener_list(&mut self, target: EventTargetRef<Self::Upper>) -> &mut Vec<ListenerKey> {
         match target {
-            EventTargetRef::ModelContext(c) => &mut self.model_contexts[c].listeners,
             EventTargetRef::Window(d) => &mut self.documents[d].window_listeners,
             EventTargetRef::Signal(s) => &mut self.signals[s].listeners,
+            EventTargetRef::Webmcp(t) => self.event_listeners(t),
         }
     }
 
     /// A name for an event target, in the scenario's terms.
-    pub fn target_label(&self, target: EventTargetRef) -> String {
+    fn target_label(&self, target: EventTargetRef<Self::Upper>) -> String {
         match target {
-            EventTargetRef::ModelContext(c) => {
-                format!(
-                    "{}.modelContext",
-                    self.label(self.model_contexts[c].document)
-                )
-            }
             EventTargetRef::Window(d) => format!("{}.window", self.label(d)),
             EventTargetRef::Signal(s) => format!("{}.signal", self.signals[s].label),
+            EventTargetRef::Webmcp(t) => self.event_target_label(t),
         }
     }
 
     /// <https://dom.spec.whatwg.org/#dom-eventtarget-addeventlistener>
-    pub fn add_event_listener(
+    fn add_event_listener(
         &mut self,
-        target: EventTargetRef,
+        target: EventTargetRef<Self::Upper>,
         event_type: &str,
-        realm: DocumentKey,
-        block: Arc<Block>,
-        locals: Vec<(String, Value)>,
+        callback: Callback,
         once: bool,
     ) -> ListenerKey {
         let key = self.listeners.insert(Listener {
             target,
             event_type: event_type.into(),
-            realm,
-            block,
-            locals,
+            callback,
             once,
             removed: false,
             event_handler: false,
@@ -125,7 +109,7 @@ impl World {
     }
 
     /// <https://dom.spec.whatwg.org/#remove-an-event-listener>
-    pub fn remove_event_listener(&mut self, key: ListenerKey) {
+    fn remove_event_listener(&mut self, key: ListenerKey) {
         let Some(l) = self.listeners.get_mut(key) else {
             return;
         };
@@ -139,26 +123,20 @@ impl World {
     /// The handler keeps the place in the listener list where it was first set.
     ///
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#event-handler-attributes>
-    pub fn set_event_handler(
+    fn set_event_handler(
         &mut self,
-        target: EventTargetRef,
+        target: EventTargetRef<Self::Upper>,
         event_type: &str,
-        realm: DocumentKey,
-        block: Option<Arc<Block>>,
-        locals: Vec<(String, Value)>,
+        callback: Option<Callback>,
     ) {
         let existing = self.listener_list(target).clone().into_iter().find(|k| {
             self.listeners[*k].event_handler && self.listeners[*k].event_type == event_type
         });
-        match (existing, block) {
-            (Some(k), Some(block)) => {
-                self.listeners[k].block = block;
-                self.listeners[k].realm = realm;
-                self.listeners[k].locals = locals;
-            }
+        match (existing, callback) {
+            (Some(k), Some(callback)) => self.listeners[k].callback = callback,
             (Some(k), None) => self.remove_event_listener(k),
-            (None, Some(block)) => {
-                let k = self.add_event_listener(target, event_type, realm, block, locals, false);
+            (None, Some(callback)) => {
+                let k = self.add_event_listener(target, event_type, callback, false);
                 self.listeners[k].event_handler = true;
             }
             (None, None) => {}
@@ -166,7 +144,7 @@ impl World {
     }
 
     /// How many listeners are registered, across all targets.
-    pub fn live_listeners(&self) -> usize {
+    fn live_listeners(&self) -> usize {
         self.listeners.len()
     }
 
@@ -174,7 +152,7 @@ impl World {
     /// (no propagation path). Each callback runs in its own realm when that realm's document
     /// is fully active; after a callback called from outside any script, the microtasks it
     /// queued run before the next listener ("clean up after running script").
-    pub fn dispatch_event(&mut self, target: EventTargetRef, event: Event) {
+    fn dispatch_event(&mut self, target: EventTargetRef<Self::Upper>, event: Event) {
         let listeners: Vec<ListenerKey> = self.listener_list(target).clone();
         let target_name = self.target_label(target);
         for key in listeners {
@@ -189,24 +167,21 @@ impl World {
             }
             // "Call a user object's operation" prepares to run script: not in a realm whose
             // document is not fully active.
-            if !self.is_fully_active(listener.realm) {
+            let realm = listener.callback.realm();
+            if !self.is_fully_active(realm) {
                 step!(
                     self,
-                    crate::webmcp::CALL_A_USER_OBJECTS_OPERATION,
+                    CALL_A_USER_OBJECTS_OPERATION,
                     "1",
-                    Some(listener.realm),
+                    Some(realm),
                     "{} listener skipped: its realm's document is not fully active",
                     event.event_type
                 );
                 continue;
             }
-            let mut frame = Frame::new(listener.block.clone(), listener.realm);
-            frame.locals = listener.locals.clone();
-            frame
-                .locals
-                .push(("event".into(), event.to_value(&target_name)));
             let outermost = self.script_depth == 0;
-            self.run_frame(frame);
+            // A listener's exception is reported by the script that threw it; dispatch goes on.
+            let _ = self.call(&listener.callback, vec![event.to_value(&target_name)]);
             if outermost {
                 self.clean_up_after_running_script();
             }
@@ -215,7 +190,7 @@ impl World {
 
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#clean-up-after-running-script>:
     /// with no script on the stack, perform a microtask checkpoint.
-    pub(crate) fn clean_up_after_running_script(&mut self) {
+    fn clean_up_after_running_script(&mut self) {
         let Running::EventLoop(event_loop) = self.running else {
             return;
         };
@@ -224,7 +199,7 @@ impl World {
         }
         step!(
             self,
-            crate::webmcp::CLEAN_UP_AFTER_RUNNING_SCRIPT,
+            CLEAN_UP_AFTER_RUNNING_SCRIPT,
             "3",
             None,
             "microtask checkpoint between callbacks"
@@ -234,3 +209,5 @@ impl World {
         }
     }
 }
+
+impl<H: Host> Events for H {}

@@ -1,114 +1,11 @@
 //! The step trace: which algorithm steps ran, in which unit of work, for which document, and
-//! the coverage a run reached.
-//!
-//! Every algorithm the engine runs is an [`Algorithm`] constant listing its steps as the spec
-//! numbers them. Code names a step with [`step!`](crate::step), which checks at compile time
-//! that the step exists, so the list of steps and the code cannot drift apart.
+//! the coverage a run reached. Algorithms and their steps are declared where they are
+//! implemented (`crate::host::spec`, `crate::webmcp::algorithms`); every layer records a step
+//! through the host's `record_step`, which the world implements here.
 
 use std::fmt;
 
 use serde::Serialize;
-
-/// Which specification an algorithm belongs to, for its anchor's address.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum Spec {
-    WebMcp,
-    /// Behaviour that WebMCP's IDL and WPT require but no algorithm text defines yet: the
-    /// engine's own steps, each saying what it chose.
-    WebMcpEngineDefined,
-    Html,
-    Dom,
-    WebIdl,
-    Ecma262,
-    PermissionsPolicy,
-}
-
-impl Spec {
-    pub fn base(self) -> &'static str {
-        match self {
-            Spec::WebMcp | Spec::WebMcpEngineDefined => {
-                "https://webmachinelearning.github.io/webmcp/"
-            }
-            Spec::Html => "https://html.spec.whatwg.org/",
-            Spec::Dom => "https://dom.spec.whatwg.org/",
-            Spec::WebIdl => "https://webidl.spec.whatwg.org/",
-            Spec::Ecma262 => "https://tc39.es/ecma262/",
-            Spec::PermissionsPolicy => "https://w3c.github.io/webappsec-permissions-policy/",
-        }
-    }
-}
-
-/// An algorithm, its anchor, and its steps in the spec's numbering.
-#[derive(Debug)]
-pub struct Algorithm {
-    /// Position in [`crate::ALGORITHMS`](crate::algorithms::ALGORITHMS).
-    pub id: usize,
-    pub spec: Spec,
-    /// The anchor, without `#`.
-    pub anchor: &'static str,
-    pub name: &'static str,
-    /// Step numbers, in document order (`"18.2.1"`).
-    pub steps: &'static [&'static str],
-}
-
-impl Algorithm {
-    /// Where the algorithm is written; an engine-defined one says so instead.
-    pub fn url(&self) -> String {
-        match self.spec {
-            Spec::WebMcpEngineDefined => {
-                format!("engine-defined, no spec text yet: #{}", self.anchor)
-            }
-            _ => format!("{}#{}", self.spec.base(), self.anchor),
-        }
-    }
-}
-
-/// The index of `step` in `alg.steps`; evaluated at compile time by [`step!`](crate::step),
-/// so naming a step the algorithm does not have fails the build.
-pub const fn step_index(alg: &Algorithm, step: &str) -> usize {
-    let mut i = 0;
-    while i < alg.steps.len() {
-        if str_eq(alg.steps[i], step) {
-            return i;
-        }
-        i += 1;
-    }
-    panic!("the algorithm has no such step")
-}
-
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// Records that a step ran: `step!(world, ALGORITHM, "3", Some(document))`, optionally with a
-/// detail, either `format!` arguments that do not borrow the world or a closure `|w| ...` given
-/// the world.
-#[macro_export]
-macro_rules! step {
-    ($world:expr, $alg:expr, $step:literal, $doc:expr) => {{
-        const INDEX: usize = $crate::trace::step_index(&$alg, $step);
-        $world.record_step(&$alg, INDEX, $doc, |_| String::new())
-    }};
-    ($world:expr, $alg:expr, $step:literal, $doc:expr, |$w:ident| $detail:expr) => {{
-        const INDEX: usize = $crate::trace::step_index(&$alg, $step);
-        $world.record_step(&$alg, INDEX, $doc, |$w: &$crate::World| $detail)
-    }};
-    ($world:expr, $alg:expr, $step:literal, $doc:expr, $($fmt:tt)+) => {{
-        const INDEX: usize = $crate::trace::step_index(&$alg, $step);
-        $world.record_step(&$alg, INDEX, $doc, |_| format!($($fmt)+))
-    }};
-}
 
 /// A spec assertion that failed, or a step the spec's text cannot carry out in the state the
 /// run reached: reported, never a panic.

@@ -1,11 +1,11 @@
-//! The scenario's script, as data: a small, JavaScript-shaped language whose statements run
-//! in a realm, inside tasks, callbacks and promise jobs of the simulation. Scripts are data so
+//! The page script's syntax tree: a small, JavaScript-shaped language whose statements run in
+//! a realm, inside tasks, callbacks and promise jobs of the simulation. Scripts are data so
 //! that a world can be cloned and compared, which the explorer needs.
 
 use std::sync::Arc;
 
-use super::keys::DocumentKey;
-use super::value::Value;
+use crate::host::keys::{DocumentKey, PromiseKey};
+use crate::host::value::Value;
 
 /// A block of statements: a task's script, a callback's body.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -148,7 +148,7 @@ pub struct Frame {
     pub realm: DocumentKey,
     pub locals: Vec<(String, Value)>,
     /// The promise of the block seen as an async function.
-    pub completion: Option<super::keys::PromiseKey>,
+    pub completion: Option<PromiseKey>,
 }
 
 impl Frame {

@@ -6,11 +6,13 @@
 use serde::Serialize;
 use url::Url;
 
-use super::keys::{DocumentKey, EventLoopKey, ListenerKey, ModelContextKey, NavigableKey};
+use super::event_loop::{EventLoops, TaskAction, TaskSource};
+use super::keys::{DocumentKey, EventLoopKey, ListenerKey, NavigableKey};
 use super::origin::Origin;
 use super::permissions::{Allowlist, FeatureState};
-use crate::world::World;
-use crate::{step, WorldError};
+use super::seam::Upper;
+use super::shared::Shared;
+use super::{Host, HostError, HostState};
 
 /// A navigable. A top-level traversable is one without a parent.
 ///
@@ -33,10 +35,6 @@ pub struct Navigable {
     pub history: Vec<DocumentKey>,
     pub history_index: usize,
     pub destroyed: bool,
-    /// For a top-level traversable: how many fully active documents of its tree have
-    /// tools-ready false. An index kept beside the spec's loop in
-    /// [`World::are_all_ready`]; see `World::recount_not_ready`.
-    pub not_ready: u32,
     /// Whether the agent clusters of this traversable's browsing context group are
     /// origin-keyed.
     pub origin_keyed: bool,
@@ -63,18 +61,12 @@ pub struct Document {
     pub navigable: NavigableKey,
     /// The navigables of its `<iframe>` elements, in tree order.
     pub child_navigables: Vec<NavigableKey>,
-    /// <https://webmachinelearning.github.io/webmcp/#document-associated-modelcontext>
-    pub model_context: ModelContextKey,
     pub event_loop: EventLoopKey,
-    /// PR #373's tools-ready, initially true.
-    pub tools_ready: bool,
     pub lifecycle: Lifecycle,
     /// Set when the document is destroyed; it is never fully active again.
     pub destroyed: bool,
     /// Whether it sits in the back/forward cache.
     pub in_bfcache: bool,
-    /// <https://webmachinelearning.github.io/webmcp/#document-unique-id>
-    pub unique_id: u64,
     /// The inherited policy for "tools", fixed when the document was created.
     pub tools_inherited_policy: FeatureState,
     /// A `Permissions-Policy` header's allowlist for "tools", if the document declared one.
@@ -95,18 +87,20 @@ pub struct DocumentOptions {
     pub origin_keyed: Option<bool>,
 }
 
-impl World {
+/// Navigables and documents: the harness's actions on the tree, navigation, the back/forward
+/// cache, and the lifecycle of a loading document.
+pub trait Navigables: Host {
     /// Opens a new top-level traversable whose active document is loaded from `url`.
-    pub fn open_page(&mut self, label: &str, url: &str) -> Result<DocumentKey, WorldError> {
+    fn open_page(&mut self, label: &str, url: &str) -> Result<DocumentKey, HostError> {
         self.open_page_with(label, url, DocumentOptions::default())
     }
 
-    pub fn open_page_with(
+    fn open_page_with(
         &mut self,
         label: &str,
         url: &str,
         options: DocumentOptions,
-    ) -> Result<DocumentKey, WorldError> {
+    ) -> Result<DocumentKey, HostError> {
         let url = parse_url(url)?;
         let origin_keyed = options
             .origin_keyed
@@ -122,7 +116,6 @@ impl World {
             history: Vec::new(),
             history_index: 0,
             destroyed: false,
-            not_ready: 0,
             origin_keyed,
         });
         let doc = self.create_document(nav, label, url, options);
@@ -133,17 +126,17 @@ impl World {
 
     /// Inserts an `<iframe>` whose `src` is `url` into `parent`, with an optional `allow`
     /// attribute, and returns the document loaded in it.
-    pub fn add_iframe(
+    fn add_iframe(
         &mut self,
         parent: DocumentKey,
         label: &str,
         url: &str,
         allow: Option<&str>,
         options: DocumentOptions,
-    ) -> Result<DocumentKey, WorldError> {
+    ) -> Result<DocumentKey, HostError> {
         let url = parse_url(url)?;
         if !self.is_fully_active(parent) {
-            return Err(WorldError::NotFullyActive(self.label(parent)));
+            return Err(HostError::NotFullyActive(self.label(parent)));
         }
         let parent_nav = self.documents[parent].navigable;
         let traversable = self.navigables[parent_nav].traversable;
@@ -160,7 +153,6 @@ impl World {
             history: Vec::new(),
             history_index: 0,
             destroyed: false,
-            not_ready: 0,
             origin_keyed,
         });
         self.documents[parent].child_navigables.push(nav);
@@ -170,7 +162,8 @@ impl World {
         Ok(doc)
     }
 
-    /// Creates a document in `nav`, with its `ModelContext`, on the event loop of its agent.
+    /// Creates a document in `nav`, on the event loop of its agent; the specifications above
+    /// add their own state to it (WebMCP: its `ModelContext`).
     fn create_document(
         &mut self,
         nav: NavigableKey,
@@ -182,39 +175,26 @@ impl World {
         let traversable = self.navigables[nav].traversable;
         let event_loop = self.event_loop_for(traversable, &origin);
         let inherited = self.inherited_tools_policy(nav, &origin);
-        self.next_unique_id += 1;
-        let unique_id = self.next_unique_id;
         let lifecycle = if options.loading {
             Lifecycle::Loading
         } else {
             Lifecycle::Complete
         };
-        let doc = self.documents.insert(super::shared::Shared::new(Document {
+        let doc = self.documents.insert(Shared::new(Document {
             label: label.into(),
             url,
             origin,
             navigable: nav,
             child_navigables: Vec::new(),
-            model_context: ModelContextKey::default(),
             event_loop,
-            tools_ready: true,
             lifecycle,
             destroyed: false,
             in_bfcache: false,
-            unique_id,
             tools_inherited_policy: inherited,
             tools_declared_policy: options.tools_policy,
             window_listeners: Vec::new(),
         }));
-        // "Upon creation of the Document object, its associated ModelContext must be set to a
-        // new ModelContext object created in the Document's relevant realm."
-        let context = self.create_model_context(doc);
-        self.documents[doc].model_context = context;
-        // The scenario's script names a document (and its window) by its label.
-        self.env
-            .insert(label.into(), super::value::Value::Window(doc));
-        // The tools-ready-lifecycle switch presumes a loading document's tools not ready.
-        self.documents[doc].tools_ready = self.lifecycle_allows_ready(doc);
+        self.document_created(doc);
         doc
     }
 
@@ -246,9 +226,181 @@ impl World {
         n.history_index = n.history.len() - 1;
         n.active_document = Some(doc);
         let traversable = n.traversable;
-        self.recount_not_ready(traversable);
+        self.tree_changed(traversable);
     }
 
+    /// Removes the `<iframe>` whose content document is `doc`: its navigable is destroyed,
+    /// with every document in it and below it.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#destroy-a-child-navigable>
+    fn remove_iframe(&mut self, doc: DocumentKey) -> Result<(), HostError> {
+        let nav = self.documents[doc].navigable;
+        let Some(container) = self.navigables[nav].container_document else {
+            return Err(HostError::NotAnIframe(self.label(doc)));
+        };
+        if self.navigables[nav].destroyed {
+            return Err(HostError::AlreadyRemoved(self.label(doc)));
+        }
+        let traversable = self.navigables[nav].traversable;
+        self.documents[container]
+            .child_navigables
+            .retain(|&n| n != nav);
+        self.harness_note(|w| format!("remove iframe {}", w.navigables[nav].label));
+        self.destroy_navigable(nav);
+        self.tree_changed(traversable);
+        self.wake_waits();
+        Ok(())
+    }
+
+    /// Destroys a navigable and all the documents of its session history.
+    fn destroy_navigable(&mut self, nav: NavigableKey) {
+        self.navigables[nav].destroyed = true;
+        let docs = self.navigables[nav].history.clone();
+        for doc in docs {
+            self.destroy_document(doc);
+        }
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/document-lifecycle.html#destroy-a-document>,
+    /// with the document's child navigables.
+    fn destroy_document(&mut self, doc: DocumentKey) {
+        if self.documents[doc].destroyed {
+            return;
+        }
+        let children = self.documents[doc].child_navigables.clone();
+        for child in children {
+            self.destroy_navigable(child);
+        }
+        self.documents[doc].destroyed = true;
+        self.documents[doc].in_bfcache = false;
+        // Tasks whose document is destroyed can never run: the queues drop them.
+        self.discard_tasks_of(doc);
+        self.cancel_timers_of(doc);
+        self.unloading_document_cleanup_steps(doc);
+    }
+
+    /// Navigates `frame` (the navigable whose active document is `from`) to `url`; the new
+    /// document is named `label`. With `keep_in_bfcache`, the old document goes into the
+    /// back/forward cache instead of being destroyed.
+    fn navigate(
+        &mut self,
+        from: DocumentKey,
+        url: &str,
+        label: &str,
+        keep_in_bfcache: bool,
+    ) -> Result<DocumentKey, HostError> {
+        let url = parse_url(url)?;
+        let nav = self
+            .node_navigable(from)
+            .ok_or_else(|| HostError::NotActive(self.label(from)))?;
+        self.harness_note(|w| {
+            format!(
+                "navigate {} from {} to {}{}",
+                w.navigables[nav].label,
+                w.label(from),
+                url,
+                if keep_in_bfcache {
+                    " (old document kept in bfcache)"
+                } else {
+                    ""
+                }
+            )
+        });
+        // Session history entries after the current one are dropped, their documents with them.
+        let forward: Vec<DocumentKey> = {
+            let n = &self.navigables[nav];
+            n.history[n.history_index + 1..].to_vec()
+        };
+        for d in forward {
+            self.destroy_document(d);
+        }
+        let new = self.create_document(nav, label, url, DocumentOptions::default());
+        if keep_in_bfcache {
+            self.documents[from].in_bfcache = true;
+        } else {
+            self.destroy_document(from);
+        }
+        self.make_active(nav, new);
+        self.wake_waits();
+        Ok(new)
+    }
+
+    /// Traverses `doc`'s navigable back by one entry, restoring the previous document from the
+    /// back/forward cache; the current one goes into the cache.
+    fn go_back(&mut self, doc: DocumentKey) -> Result<DocumentKey, HostError> {
+        let nav = self
+            .node_navigable(doc)
+            .ok_or_else(|| HostError::NotActive(self.label(doc)))?;
+        let n = &self.navigables[nav];
+        if n.history_index == 0 {
+            return Err(HostError::NoHistory(self.label(doc)));
+        }
+        let previous = n.history[n.history_index - 1];
+        if !self.documents[previous].in_bfcache {
+            return Err(HostError::NotInBfcache(self.label(previous)));
+        }
+        self.harness_note(|w| {
+            format!(
+                "traverse {} back: {} restored from bfcache, {} enters it",
+                w.navigables[nav].label,
+                w.label(previous),
+                w.label(doc)
+            )
+        });
+        self.documents[doc].in_bfcache = true;
+        self.documents[previous].in_bfcache = false;
+        let n = &mut self.navigables[nav];
+        n.history_index -= 1;
+        n.active_document = Some(previous);
+        let traversable = n.traversable;
+        self.tree_changed(traversable);
+        self.wake_waits();
+        Ok(previous)
+    }
+
+    /// Closes a top-level traversable: it and every document in it are destroyed.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#destroy-a-top-level-traversable>
+    fn close(&mut self, doc: DocumentKey) -> Result<(), HostError> {
+        let nav = self.documents[doc].navigable;
+        if self.navigables[nav].parent.is_some() {
+            return Err(HostError::NotTopLevel(self.label(doc)));
+        }
+        if self.navigables[nav].destroyed {
+            return Err(HostError::AlreadyRemoved(self.label(doc)));
+        }
+        self.harness_note(|w| format!("close {}", w.navigables[nav].label));
+        self.destroy_navigable(nav);
+        self.navigables[nav].active_document = None;
+        self.tree_changed(nav);
+        self.wake_waits();
+        Ok(())
+    }
+
+    /// Queues the task that takes a loading document to `stage` (`Interactive`: the
+    /// `DOMContentLoaded` task; `Complete`: the `load` task), on the DOM manipulation task
+    /// source.
+    fn queue_lifecycle(&mut self, doc: DocumentKey, stage: Lifecycle) {
+        self.queue_global_task(
+            doc,
+            TaskSource::DomManipulation,
+            TaskAction::Lifecycle { stage },
+        );
+    }
+
+    /// The `DOMContentLoaded` or `load` task: the document reaches the stage.
+    fn reach_lifecycle(&mut self, doc: DocumentKey, stage: Lifecycle) {
+        if self.documents[doc].lifecycle >= stage {
+            return;
+        }
+        self.documents[doc].lifecycle = stage;
+        self.lifecycle_reached(doc, stage);
+    }
+}
+
+impl<H: Host> Navigables for H {}
+
+impl<U: Upper> HostState<U> {
     /// <https://html.spec.whatwg.org/multipage/document-sequences.html#fully-active>
     pub fn is_fully_active(&self, doc: DocumentKey) -> bool {
         let Some(d) = self.documents.get(doc) else {
@@ -342,154 +494,6 @@ impl World {
         self.navigables[self.documents[doc].navigable].traversable
     }
 
-    /// Removes the `<iframe>` whose content document is `doc`: its navigable is destroyed,
-    /// with every document in it and below it.
-    ///
-    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#destroy-a-child-navigable>
-    pub fn remove_iframe(&mut self, doc: DocumentKey) -> Result<(), WorldError> {
-        let nav = self.documents[doc].navigable;
-        let Some(container) = self.navigables[nav].container_document else {
-            return Err(WorldError::NotAnIframe(self.label(doc)));
-        };
-        if self.navigables[nav].destroyed {
-            return Err(WorldError::AlreadyRemoved(self.label(doc)));
-        }
-        let traversable = self.navigables[nav].traversable;
-        self.documents[container]
-            .child_navigables
-            .retain(|&n| n != nav);
-        self.harness_note(|w| format!("remove iframe {}", w.navigables[nav].label));
-        self.destroy_navigable(nav);
-        self.recount_not_ready(traversable);
-        self.check_waiters();
-        Ok(())
-    }
-
-    /// Destroys a navigable and all the documents of its session history.
-    fn destroy_navigable(&mut self, nav: NavigableKey) {
-        self.navigables[nav].destroyed = true;
-        let docs = self.navigables[nav].history.clone();
-        for doc in docs {
-            self.destroy_document(doc);
-        }
-    }
-
-    /// <https://html.spec.whatwg.org/multipage/document-lifecycle.html#destroy-a-document>,
-    /// with the document's child navigables.
-    fn destroy_document(&mut self, doc: DocumentKey) {
-        if self.documents[doc].destroyed {
-            return;
-        }
-        let children = self.documents[doc].child_navigables.clone();
-        for child in children {
-            self.destroy_navigable(child);
-        }
-        self.documents[doc].destroyed = true;
-        self.documents[doc].in_bfcache = false;
-        // Tasks whose document is destroyed can never run: the queues drop them.
-        self.discard_tasks_of(doc);
-        self.cancel_timers_of(doc);
-        self.document_destroyed(doc);
-    }
-
-    /// Navigates `frame` (the navigable whose active document is `from`) to `url`; the new
-    /// document is named `label`. With `keep_in_bfcache`, the old document goes into the
-    /// back/forward cache instead of being destroyed.
-    pub fn navigate(
-        &mut self,
-        from: DocumentKey,
-        url: &str,
-        label: &str,
-        keep_in_bfcache: bool,
-    ) -> Result<DocumentKey, WorldError> {
-        let url = parse_url(url)?;
-        let nav = self
-            .node_navigable(from)
-            .ok_or_else(|| WorldError::NotActive(self.label(from)))?;
-        self.harness_note(|w| {
-            format!(
-                "navigate {} from {} to {}{}",
-                w.navigables[nav].label,
-                w.label(from),
-                url,
-                if keep_in_bfcache {
-                    " (old document kept in bfcache)"
-                } else {
-                    ""
-                }
-            )
-        });
-        // Session history entries after the current one are dropped, their documents with them.
-        let forward: Vec<DocumentKey> = {
-            let n = &self.navigables[nav];
-            n.history[n.history_index + 1..].to_vec()
-        };
-        for d in forward {
-            self.destroy_document(d);
-        }
-        let new = self.create_document(nav, label, url, DocumentOptions::default());
-        if keep_in_bfcache {
-            self.documents[from].in_bfcache = true;
-        } else {
-            self.destroy_document(from);
-        }
-        self.make_active(nav, new);
-        self.check_waiters();
-        Ok(new)
-    }
-
-    /// Traverses `doc`'s navigable back by one entry, restoring the previous document from the
-    /// back/forward cache; the current one goes into the cache.
-    pub fn go_back(&mut self, doc: DocumentKey) -> Result<DocumentKey, WorldError> {
-        let nav = self
-            .node_navigable(doc)
-            .ok_or_else(|| WorldError::NotActive(self.label(doc)))?;
-        let n = &self.navigables[nav];
-        if n.history_index == 0 {
-            return Err(WorldError::NoHistory(self.label(doc)));
-        }
-        let previous = n.history[n.history_index - 1];
-        if !self.documents[previous].in_bfcache {
-            return Err(WorldError::NotInBfcache(self.label(previous)));
-        }
-        self.harness_note(|w| {
-            format!(
-                "traverse {} back: {} restored from bfcache, {} enters it",
-                w.navigables[nav].label,
-                w.label(previous),
-                w.label(doc)
-            )
-        });
-        self.documents[doc].in_bfcache = true;
-        self.documents[previous].in_bfcache = false;
-        let n = &mut self.navigables[nav];
-        n.history_index -= 1;
-        n.active_document = Some(previous);
-        let traversable = n.traversable;
-        self.recount_not_ready(traversable);
-        self.check_waiters();
-        Ok(previous)
-    }
-
-    /// Closes a top-level traversable: it and every document in it are destroyed.
-    ///
-    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#destroy-a-top-level-traversable>
-    pub fn close(&mut self, doc: DocumentKey) -> Result<(), WorldError> {
-        let nav = self.documents[doc].navigable;
-        if self.navigables[nav].parent.is_some() {
-            return Err(WorldError::NotTopLevel(self.label(doc)));
-        }
-        if self.navigables[nav].destroyed {
-            return Err(WorldError::AlreadyRemoved(self.label(doc)));
-        }
-        self.harness_note(|w| format!("close {}", w.navigables[nav].label));
-        self.destroy_navigable(nav);
-        self.navigables[nav].active_document = None;
-        self.recount_not_ready(nav);
-        self.check_waiters();
-        Ok(())
-    }
-
     /// The label the scenario gave a document.
     pub fn label(&self, doc: DocumentKey) -> String {
         self.documents
@@ -513,51 +517,10 @@ impl World {
             .find(|(_, d)| d.label == label)
             .map(|(k, _)| k)
     }
-
-    /// Queues the task that takes a loading document to `stage` (`Interactive`: the
-    /// `DOMContentLoaded` task; `Complete`: the `load` task), on the DOM manipulation task
-    /// source.
-    pub fn queue_lifecycle(&mut self, doc: DocumentKey, stage: Lifecycle) {
-        self.queue_global_task(
-            doc,
-            super::event_loop::TaskSource::DomManipulation,
-            super::event_loop::TaskAction::Lifecycle { stage },
-        );
-    }
-
-    /// Runs a lifecycle stage's effect on tools-ready: the tools-ready-lifecycle switch
-    /// presumes tools not ready until the stage it names.
-    pub(crate) fn reach_lifecycle(&mut self, doc: DocumentKey, stage: Lifecycle) {
-        if self.documents[doc].lifecycle >= stage {
-            return;
-        }
-        self.documents[doc].lifecycle = stage;
-        step!(
-            self,
-            crate::webmcp::DOCUMENT_LIFECYCLE,
-            "1",
-            Some(doc),
-            "{stage:?}"
-        );
-        if self.profile.tools_ready_lifecycle != crate::profile::ToolsReadyLifecycle::None {
-            self.update_the_tools_ready_state(doc);
-        }
-    }
-
-    /// Whether the tools-ready-lifecycle switch lets a document's tools be ready yet.
-    pub(crate) fn lifecycle_allows_ready(&self, doc: DocumentKey) -> bool {
-        use crate::profile::ToolsReadyLifecycle as L;
-        let reached = self.documents[doc].lifecycle;
-        match self.profile.tools_ready_lifecycle {
-            L::None => true,
-            L::DomContentLoaded => reached >= Lifecycle::Interactive,
-            L::Load => reached >= Lifecycle::Complete,
-        }
-    }
 }
 
-fn parse_url(url: &str) -> Result<Url, WorldError> {
-    Url::parse(url).map_err(|e| WorldError::BadUrl {
+fn parse_url(url: &str) -> Result<Url, HostError> {
+    Url::parse(url).map_err(|e| HostError::BadUrl {
         url: url.into(),
         reason: e.to_string(),
     })

@@ -14,16 +14,15 @@
 //! - HTML drops a job whose realm's document is not fully active ("check if we can run
 //!   script"), unless the inactive-realm-jobs switch says to run it.
 
-use std::sync::Arc;
-
-use super::keys::{
-    DocumentKey, ExecutionKey, ModelContextKey, PromiseKey, ResolverKey, ThenableKey,
-};
-use super::script::{Block, Frame};
+use super::callback::Callback;
+use super::keys::{DocumentKey, PromiseKey, ResolverKey, ThenableKey};
+use super::seam::Upper;
+use super::shared::Shared;
+use super::spec::{HOST_ENQUEUE_PROMISE_JOB, PROMISE_RESOLVE_THENABLE_JOB};
+use super::switches::InactiveRealmJobs;
 use super::value::{ErrorValue, Value};
-use crate::profile::InactiveRealmJobs;
+use super::{Completion, Host, HostState};
 use crate::step;
-use crate::world::World;
 
 /// A promise's state.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -45,69 +44,49 @@ impl PromiseState {
 
 /// A promise object.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Promise {
+pub struct Promise<U: Upper> {
     /// The realm it was created in (named by that realm's document).
     pub realm: DocumentKey,
     pub state: PromiseState,
     /// The "already resolved" record of the resolving functions made with it.
     pub already_resolved: bool,
-    pub reactions: Vec<PromiseReaction>,
+    pub reactions: Vec<PromiseReaction<U>>,
     /// Creation number, for traces.
     pub id: u32,
 }
 
 /// <https://tc39.es/ecma262/#sec-promisereaction-records>, one record for both branches.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PromiseReaction {
+pub struct PromiseReaction<U: Upper> {
     pub derived: Option<PromiseKey>,
-    pub on_fulfilled: Handler,
-    pub on_rejected: Handler,
+    pub on_fulfilled: Handler<U>,
+    pub on_rejected: Handler<U>,
 }
 
-/// A reaction's handler: the few kinds of function the engine's promises call.
+/// A reaction's handler.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Handler {
+pub enum Handler<U: Upper> {
     /// No handler: the value passes through to the derived promise.
     Empty,
-    /// The settle steps of `waitForToolsUntil()`, made by "react to a promise" in the realm of
-    /// the `ModelContext` it was called on.
-    WaitForToolsSettle {
-        context: ModelContextKey,
-        promise: PromiseKey,
-    },
     /// A resolving function made by a `PromiseResolveThenableJob`.
     Resolving { resolver: ResolverKey, reject: bool },
-    /// The rest of an async script after an `await` (boxed: handlers stay small).
-    Resume(Box<Resumption>),
-    /// An `on p fulfilled:` block of the scenario (boxed: handlers stay small).
-    Block(Box<ReactionBlock>),
-    /// `executeTool()`'s reaction to the promise the tool's callback returned.
-    ExecuteResult { execution: ExecutionKey },
-}
-
-/// An async script suspended at an `await`, and the name its result goes to.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Resumption {
-    pub frame: Frame,
-    pub bind: Option<String>,
-}
-
-/// An `on p fulfilled:` block, its realm, the name of the settled value, and the enclosing
-/// block's parameters.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ReactionBlock {
-    pub realm: DocumentKey,
-    pub block: Arc<Block>,
-    pub bind: Option<String>,
-    pub locals: Vec<(String, Value)>,
+    /// A function of the page's script (an `on p fulfilled:` block, the rest of an async
+    /// script after an `await`).
+    Callback(Callback),
+    /// Steps of the specification above, made by "react to a promise" in `realm` (the realm
+    /// of the method that reacted): the seam.
+    Webmcp {
+        realm: DocumentKey,
+        step: U::Reaction,
+    },
 }
 
 /// A promise job.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Job {
+pub enum Job<U: Upper> {
     /// <https://tc39.es/ecma262/#sec-newpromisereactionjob>
     Reaction {
-        handler: Handler,
+        handler: Handler<U>,
         argument: Value,
         derived: Option<PromiseKey>,
         fulfilled: bool,
@@ -151,20 +130,19 @@ pub struct Thenable {
     pub label: String,
 }
 
-impl World {
+impl<U: Upper> HostState<U> {
     /// A new pending promise in `realm`.
     ///
     /// <https://webidl.spec.whatwg.org/#a-new-promise>
     pub fn new_promise(&mut self, realm: DocumentKey) -> PromiseKey {
         self.promise_count += 1;
-        self.promises
-            .insert(crate::platform::shared::Shared::new(Promise {
-                realm,
-                state: PromiseState::Pending,
-                already_resolved: false,
-                reactions: Vec::new(),
-                id: self.promise_count,
-            }))
+        self.promises.insert(Shared::new(Promise {
+            realm,
+            state: PromiseState::Pending,
+            already_resolved: false,
+            reactions: Vec::new(),
+            id: self.promise_count,
+        }))
     }
 
     /// Gives a promise the name a scenario knows it by.
@@ -186,7 +164,7 @@ impl World {
         &self.promises[promise].state
     }
 
-    pub fn promise(&self, promise: PromiseKey) -> &Promise {
+    pub fn promise(&self, promise: PromiseKey) -> &Promise<U> {
         &self.promises[promise]
     }
 
@@ -275,7 +253,12 @@ impl World {
 
     /// <https://tc39.es/ecma262/#sec-newpromisereactionjob> and HostEnqueuePromiseJob: the
     /// job's realm is its handler's.
-    fn queue_reaction_job(&mut self, reaction: PromiseReaction, fulfilled: bool, argument: Value) {
+    fn queue_reaction_job(
+        &mut self,
+        reaction: PromiseReaction<U>,
+        fulfilled: bool,
+        argument: Value,
+    ) {
         let handler = if fulfilled {
             reaction.on_fulfilled
         } else {
@@ -294,18 +277,12 @@ impl World {
     }
 
     /// The realm of a handler function: null for an empty handler.
-    fn handler_realm(&self, handler: &Handler) -> Option<DocumentKey> {
+    fn handler_realm(&self, handler: &Handler<U>) -> Option<DocumentKey> {
         match handler {
             Handler::Empty => None,
-            Handler::WaitForToolsSettle { context, .. } => {
-                Some(self.model_contexts[*context].document)
-            }
             Handler::Resolving { resolver, .. } => Some(self.resolvers[*resolver].realm),
-            Handler::Resume(r) => Some(r.frame.realm),
-            Handler::Block(b) => Some(b.realm),
-            Handler::ExecuteResult { execution } => {
-                Some(self.executions[*execution].target_realm())
-            }
+            Handler::Callback(c) => Some(c.realm()),
+            Handler::Webmcp { realm, .. } => Some(*realm),
         }
     }
 
@@ -313,8 +290,8 @@ impl World {
     pub(crate) fn perform_promise_then(
         &mut self,
         promise: PromiseKey,
-        on_fulfilled: Handler,
-        on_rejected: Handler,
+        on_fulfilled: Handler<U>,
+        on_rejected: Handler<U>,
         derived: Option<PromiseKey>,
     ) {
         let reaction = PromiseReaction {
@@ -386,20 +363,23 @@ impl World {
             self.call_resolver(resolver, reject, value.clone());
         }
     }
+}
 
+/// Running promise jobs and describing them.
+pub trait Promises: Host {
     /// Runs a microtask's job, after HTML's check of its realm.
     ///
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#hostenqueuepromisejob>, step 2.
-    pub(crate) fn run_job(&mut self, realm: Option<DocumentKey>, job: Job) {
+    fn run_job(&mut self, realm: Option<DocumentKey>, job: Job<Self::Upper>) {
         if let Some(realm) = realm {
             // 2.1. "Check if we can run script": not when the realm's document is not fully
             // active. The inactive-realm-jobs switch can let the job run anyway.
             if !self.is_fully_active(realm) {
-                match self.profile.inactive_realm_jobs {
+                match self.host_switches().inactive_realm_jobs {
                     InactiveRealmJobs::Dropped => {
                         step!(
                             self,
-                            crate::webmcp::HOST_ENQUEUE_PROMISE_JOB,
+                            HOST_ENQUEUE_PROMISE_JOB,
                             "2.1",
                             Some(realm),
                             |w| format!(
@@ -410,18 +390,12 @@ impl World {
                         return;
                     }
                     InactiveRealmJobs::Run => {
-                        step!(
-                            self,
-                            crate::webmcp::HOST_ENQUEUE_PROMISE_JOB,
-                            "2.1",
-                            Some(realm),
-                            |w| {
-                                format!(
+                        step!(self, HOST_ENQUEUE_PROMISE_JOB, "2.1", Some(realm), |w| {
+                            format!(
                             "realm's document is not fully active; inactive-realm-jobs=run: {} runs anyway",
                             w.describe_job(&job)
                         )
-                            }
-                        );
+                        });
                     }
                 }
             }
@@ -449,17 +423,11 @@ impl World {
                     already_resolved: false,
                     realm: job_realm,
                 });
-                step!(
-                    self,
-                    crate::webmcp::PROMISE_RESOLVE_THENABLE_JOB,
-                    "1",
-                    realm,
-                    |w| format!(
-                        "{} adopts {}",
-                        w.promise_label(promise),
-                        w.describe_value(&thenable)
-                    )
-                );
+                step!(self, PROMISE_RESOLVE_THENABLE_JOB, "1", realm, |w| format!(
+                    "{} adopts {}",
+                    w.promise_label(promise),
+                    w.describe_value(&thenable)
+                ));
                 match thenable {
                     Value::Promise(q) => self.perform_promise_then(
                         q,
@@ -489,10 +457,10 @@ impl World {
     /// Calls a handler with the settled value. An `Err` is a thrown exception.
     fn call_handler(
         &mut self,
-        handler: Handler,
+        handler: Handler<Self::Upper>,
         argument: Value,
         fulfilled: bool,
-    ) -> Result<Value, Value> {
+    ) -> Completion {
         match handler {
             Handler::Empty => {
                 if fulfilled {
@@ -501,37 +469,16 @@ impl World {
                     Err(argument)
                 }
             }
-            Handler::WaitForToolsSettle { context, promise } => {
-                self.wait_for_tools_until_settle_steps(context, promise, fulfilled);
-                Ok(Value::Undefined)
-            }
             Handler::Resolving { resolver, reject } => {
                 self.call_resolver(resolver, reject, argument);
                 Ok(Value::Undefined)
             }
-            Handler::Resume(r) => {
-                let Resumption { frame, bind } = *r;
-                self.resume_script(frame, bind, fulfilled, argument);
-                Ok(Value::Undefined)
-            }
-            Handler::Block(b) => {
-                let ReactionBlock {
-                    realm,
-                    block,
-                    bind,
-                    locals,
-                } = *b;
-                self.run_reaction_block(realm, block, bind, locals, argument);
-                Ok(Value::Undefined)
-            }
-            Handler::ExecuteResult { execution } => {
-                self.execute_tool_result(execution, fulfilled, argument);
-                Ok(Value::Undefined)
-            }
+            Handler::Callback(callback) => self.call(&callback, vec![argument]),
+            Handler::Webmcp { step, .. } => self.run_reaction(step, argument, fulfilled),
         }
     }
 
-    pub(crate) fn describe_job(&self, job: &Job) -> String {
+    fn describe_job(&self, job: &Job<Self::Upper>) -> String {
         match job {
             Job::Reaction {
                 handler, fulfilled, ..
@@ -539,26 +486,15 @@ impl World {
                 let branch = if *fulfilled { "fulfilled" } else { "rejected" };
                 match handler {
                     Handler::Empty => format!("pass-through reaction ({branch})"),
-                    Handler::WaitForToolsSettle { promise, .. } => format!(
-                        "waitForToolsUntil settle steps for {} ({branch})",
-                        self.promise_label(*promise)
-                    ),
                     Handler::Resolving { resolver, reject } => format!(
                         "{} function of {} ({branch})",
                         if *reject { "reject" } else { "resolve" },
                         self.promise_label(self.resolvers[*resolver].promise)
                     ),
-                    Handler::Resume(r) => {
-                        format!(
-                            "script resumes after await (line {})",
-                            r.frame.current_line()
-                        )
+                    Handler::Callback(callback) => callback.describe(),
+                    Handler::Webmcp { step, .. } => {
+                        format!("{} ({branch})", self.describe_reaction(step))
                     }
-                    Handler::Block(b) => format!("reaction script (line {})", b.block.line),
-                    Handler::ExecuteResult { execution } => format!(
-                        "executeTool() takes the result of {:?} ({branch})",
-                        self.executions[*execution].tool_name
-                    ),
                 }
             }
             Job::ResolveThenable { promise, thenable } => format!(
@@ -569,3 +505,5 @@ impl World {
         }
     }
 }
+
+impl<H: Host> Promises for H {}

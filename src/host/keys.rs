@@ -1,4 +1,4 @@
-//! Keys into the simulation's arenas. Nothing holds a reference into another arena: a key is
+//! Keys into the host's arenas. Nothing holds a reference into another arena: a key is
 //! the only way to name a navigable, a document, a promise or any other simulated object.
 
 use slotmap::new_key_type;
@@ -8,14 +8,10 @@ new_key_type! {
     pub struct NavigableKey;
     /// A `Document`, and with it its `Window` and its realm.
     pub struct DocumentKey;
-    /// A `ModelContext` object.
-    pub struct ModelContextKey;
     /// An event loop.
     pub struct EventLoopKey;
     /// A parallel queue (the AI agent queue, or the steps one "in parallel" block runs).
     pub struct ParallelQueueKey;
-    /// A task waiting in an event loop's task queue.
-    pub struct TaskKey;
     /// A promise.
     pub struct PromiseKey;
     /// A pair of resolving functions, with their shared "already resolved" record.
@@ -28,10 +24,4 @@ new_key_type! {
     pub struct ListenerKey;
     /// A timer on the virtual clock.
     pub struct TimerKey;
-    /// A caller of "wait for tools to be ready" that is waiting.
-    pub struct WaiterKey;
-    /// An observation the browser agent was asked to perform.
-    pub struct ObservationKey;
-    /// One call of `executeTool()`.
-    pub struct ExecutionKey;
 }

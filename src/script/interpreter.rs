@@ -1,18 +1,27 @@
-//! Runs the scenario's script: statements in a realm, `await` as a promise reaction, calls
-//! into the WebMCP methods.
+//! Runs the page's script: statements in a realm, `await` as a promise reaction, callbacks the
+//! host calls back, and calls into the platform's objects through [`super::bindings`].
 
 use std::sync::Arc;
 
-use super::events::EventTargetRef;
-use super::keys::DocumentKey;
-use super::script::{Block, Branch, CallbackBody, Expr, Frame, Function, LogPart, Stmt, StmtKind};
-use super::value::{number_to_js_string, ErrorValue, Unserializable, Value};
-use crate::platform::event_loop::{ParallelStepKind, TimerKind};
-use crate::platform::promise::{Handler, ThenBehaviour};
-use crate::world::{UncaughtError, World};
+use super::ast::{Block, Branch, CallbackBody, Expr, Frame, Function, LogPart, Stmt, StmtKind};
+use super::bindings::{self, type_error};
+use super::code::Code;
+use super::syntax::ParseError;
+use super::{ScriptHost, UncaughtError};
+use crate::host::callback::Callback;
+use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
+use crate::host::events::{EventTargetRef, Events};
+use crate::host::keys::{DocumentKey, PromiseKey};
+use crate::host::navigable::Navigables;
+use crate::host::parallel::ParallelStepKind;
+use crate::host::promise::Handler;
+use crate::host::timers::TimerKind;
+use crate::host::value::{ErrorValue, Value};
+use crate::host::Completion;
+use crate::webmcp::steps::Steps;
 
 /// How a statement ended.
-enum Flow {
+pub enum Flow {
     Next,
     /// An `await` suspended the block; a reaction resumes it.
     Suspend,
@@ -20,59 +29,107 @@ enum Flow {
     Throw(Value),
 }
 
-type Completion = Result<Value, Value>;
-
-impl World {
+/// The page script's interpreter.
+pub trait Interpreter: ScriptHost {
     /// Queues a task on `doc`'s event loop that runs `block` in `doc`'s realm. With
     /// `completion`, the block is an async function whose promise that is.
-    pub fn queue_task(
-        &mut self,
-        doc: DocumentKey,
-        block: Arc<Block>,
-        completion: Option<crate::PromiseKey>,
-    ) {
+    fn queue_task(&mut self, doc: DocumentKey, block: Arc<Block>, completion: Option<PromiseKey>) {
         self.harness_note(|w| format!("queue a task in {} (line {})", w.label(doc), block.line));
+        let code = Code::Task {
+            realm: doc,
+            block,
+            completion,
+            locals: Vec::new(),
+        };
         self.queue_global_task(
             doc,
-            crate::platform::event_loop::TaskSource::Harness,
-            crate::platform::event_loop::TaskAction::RunScript {
-                realm: doc,
-                block,
-                completion,
-                locals: Vec::new(),
-            },
+            TaskSource::Harness,
+            TaskAction::Script(code.callback()),
         );
     }
 
     /// Parses `source` as script statements and queues a task that runs them in `doc`;
     /// returns the task's completion promise.
-    pub fn queue_script(
-        &mut self,
-        doc: DocumentKey,
-        source: &str,
-    ) -> Result<crate::PromiseKey, crate::scenario::ParseError> {
-        let block = crate::scenario::parse_script(source)?;
+    fn queue_script(&mut self, doc: DocumentKey, source: &str) -> Result<PromiseKey, ParseError> {
+        let block = super::parser::parse_script(source)?;
         let completion = self.new_promise(doc);
         self.queue_task(doc, Arc::new(block), Some(completion));
         Ok(completion)
     }
 
-    /// Runs a scenario task's block.
-    pub(crate) fn run_script_task(
-        &mut self,
-        realm: DocumentKey,
-        block: Arc<Block>,
-        completion: Option<crate::PromiseKey>,
-        locals: Vec<(String, Value)>,
-    ) {
-        let mut frame = Frame::new(block, realm);
-        frame.completion = completion;
-        frame.locals = locals;
-        self.run_frame(frame);
+    /// Calls one of the script's callbacks (the host's `call`).
+    fn call_code(&mut self, callback: &Callback, args: Vec<Value>) -> Completion {
+        let Some(code) = callback.code::<Code>().cloned() else {
+            return Err(type_error(format!(
+                "{} is not a callback of the page's script",
+                callback.describe()
+            )));
+        };
+        let first = args.first().cloned().unwrap_or(Value::Undefined);
+        match code {
+            Code::Task {
+                realm,
+                block,
+                completion,
+                locals,
+            } => {
+                let mut frame = Frame::new(block, realm);
+                frame.completion = completion;
+                frame.locals = locals;
+                self.run_frame(frame);
+                Ok(Value::Undefined)
+            }
+            Code::Function(function) => {
+                // A tool's `execute(input, options)`: `signal` also names `options.signal`.
+                let options = args.get(1).cloned().unwrap_or(Value::Undefined);
+                let signal = options.get("signal").cloned().unwrap_or(Value::Undefined);
+                self.invoke_callback(
+                    &function,
+                    vec![
+                        ("input".into(), first),
+                        ("options".into(), options),
+                        ("signal".into(), signal),
+                    ],
+                )
+            }
+            Code::Reaction {
+                realm,
+                block,
+                bind,
+                locals,
+            } => {
+                let mut frame = Frame::new(block, realm);
+                frame.locals = locals;
+                frame
+                    .locals
+                    .push((bind.unwrap_or_else(|| "value".into()), first));
+                self.run_frame(frame);
+                Ok(Value::Undefined)
+            }
+            Code::Listener {
+                realm,
+                block,
+                locals,
+            } => {
+                let mut frame = Frame::new(block, realm);
+                frame.locals = locals;
+                frame.locals.push(("event".into(), first));
+                self.run_frame(frame);
+                Ok(Value::Undefined)
+            }
+            Code::Resume {
+                frame,
+                bind,
+                fulfilled,
+            } => {
+                self.resume_script(frame, bind, fulfilled, first);
+                Ok(Value::Undefined)
+            }
+        }
     }
 
     /// Runs a block from its current statement until it ends or awaits.
-    pub(crate) fn run_frame(&mut self, mut frame: Frame) {
+    fn run_frame(&mut self, mut frame: Frame) {
         self.script_depth += 1;
         let mut line = frame.block.line;
         let flow = loop {
@@ -104,13 +161,15 @@ impl World {
             None => {
                 let error = self.display_value(&error);
                 let realm = self.label(frame.realm);
-                self.uncaught.push(UncaughtError { line, realm, error });
+                self.script_mut()
+                    .uncaught
+                    .push(UncaughtError { line, realm, error });
             }
         }
     }
 
     /// Continues a block after the promise it awaited settled.
-    pub(crate) fn resume_script(
+    fn resume_script(
         &mut self,
         mut frame: Frame,
         bind: Option<String>,
@@ -119,7 +178,7 @@ impl World {
     ) {
         if fulfilled {
             if let Some(name) = bind {
-                assign(self, &mut frame, &name, value);
+                self.assign(&mut frame, &name, value);
             }
             self.run_frame(frame);
         } else {
@@ -128,32 +187,11 @@ impl World {
         }
     }
 
-    /// Runs an `on p fulfilled:` block with the settled value.
-    pub(crate) fn run_reaction_block(
-        &mut self,
-        realm: DocumentKey,
-        block: Arc<Block>,
-        bind: Option<String>,
-        locals: Vec<(String, Value)>,
-        value: Value,
-    ) {
-        let mut frame = Frame::new(block, realm);
-        frame.locals = locals;
-        frame
-            .locals
-            .push((bind.unwrap_or_else(|| "value".into()), value));
-        self.run_frame(frame);
-    }
-
     /// Invokes a callback the scenario wrote, with arguments bound to its parameter names;
     /// returns what it returned, or the exception it threw.
     ///
     /// <https://webidl.spec.whatwg.org/#invoke-a-callback-function>
-    pub(crate) fn invoke_callback(
-        &mut self,
-        function: &Function,
-        params: Vec<(String, Value)>,
-    ) -> Completion {
+    fn invoke_callback(&mut self, function: &Function, params: Vec<(String, Value)>) -> Completion {
         let mut locals = function.captured.clone();
         locals.extend(params);
         let frame = Frame {
@@ -200,15 +238,21 @@ impl World {
                 if *awaited {
                     // `await v`: PerformPromiseThen(PromiseResolve(%Promise%, v), resume, throw).
                     let p = self.promise_resolve(frame.realm, v);
-                    let resume = Handler::Resume(Box::new(crate::platform::promise::Resumption {
-                        frame: frame.clone(),
-                        bind: bind.clone(),
-                    }));
-                    self.perform_promise_then(p, resume.clone(), resume, None);
+                    let resume = |fulfilled| {
+                        Handler::Callback(
+                            Code::Resume {
+                                frame: frame.clone(),
+                                bind: bind.clone(),
+                                fulfilled,
+                            }
+                            .callback(),
+                        )
+                    };
+                    self.perform_promise_then(p, resume(true), resume(false), None);
                     return Ok(Flow::Suspend);
                 }
                 if let Some(name) = bind {
-                    assign(self, frame, name, v);
+                    self.assign(frame, name, v);
                 }
                 Ok(Flow::Next)
             }
@@ -264,8 +308,9 @@ impl World {
                 keep_in_bfcache,
             } => {
                 let from = self.eval_document(frame, from)?;
+                let queue_label = format!("navigation of {}", self.label(from));
                 self.in_parallel(
-                    format!("navigation of {}", self.label(from)),
+                    queue_label,
                     vec![ParallelStepKind::NavigationResponse {
                         from,
                         url: url.clone(),
@@ -276,12 +321,18 @@ impl World {
                 Ok(Flow::Next)
             }
             StmtKind::After { ms, body } => {
+                let callback = Code::Task {
+                    realm: frame.realm,
+                    block: body.clone(),
+                    completion: None,
+                    locals: frame.locals.clone(),
+                }
+                .callback();
                 self.add_timer(
                     *ms,
                     TimerKind::SetTimeout {
                         document: frame.realm,
-                        block: body.clone(),
-                        locals: frame.locals.clone(),
+                        callback,
                     },
                 );
                 Ok(Flow::Next)
@@ -293,14 +344,13 @@ impl World {
                 body,
             } => {
                 let target = self.eval_event_target(frame, target)?;
-                self.add_event_listener(
-                    target,
-                    event,
-                    frame.realm,
-                    body.clone(),
-                    frame.locals.clone(),
-                    *once,
-                );
+                let callback = Code::Listener {
+                    realm: frame.realm,
+                    block: body.clone(),
+                    locals: frame.locals.clone(),
+                }
+                .callback();
+                self.add_event_listener(target, event, callback, *once);
                 Ok(Flow::Next)
             }
             StmtKind::SetHandler {
@@ -309,13 +359,15 @@ impl World {
                 body,
             } => {
                 let target = self.eval_event_target(frame, target)?;
-                self.set_event_handler(
-                    target,
-                    event,
-                    frame.realm,
-                    body.clone(),
-                    frame.locals.clone(),
-                );
+                let callback = body.as_ref().map(|body| {
+                    Code::Listener {
+                        realm: frame.realm,
+                        block: body.clone(),
+                        locals: frame.locals.clone(),
+                    }
+                    .callback()
+                });
+                self.set_event_handler(target, event, callback);
                 Ok(Flow::Next)
             }
             StmtKind::Then {
@@ -326,12 +378,15 @@ impl World {
             } => {
                 let v = self.eval(frame, promise)?;
                 let p = self.promise_resolve(frame.realm, v);
-                let handler = Handler::Block(Box::new(crate::platform::promise::ReactionBlock {
-                    realm: frame.realm,
-                    block: body.clone(),
-                    bind: bind.clone(),
-                    locals: frame.locals.clone(),
-                }));
+                let handler = Handler::Callback(
+                    Code::Reaction {
+                        realm: frame.realm,
+                        block: body.clone(),
+                        bind: bind.clone(),
+                        locals: frame.locals.clone(),
+                    }
+                    .callback(),
+                );
                 let (on_f, on_r) = match branch {
                     Branch::Fulfilled => (handler, Handler::Empty),
                     Branch::Rejected => (Handler::Empty, handler),
@@ -344,7 +399,7 @@ impl World {
     }
 
     /// Evaluates an expression in a frame; `Err` is a thrown exception.
-    pub(crate) fn eval(&mut self, frame: &Frame, expr: &Expr) -> Completion {
+    fn eval(&mut self, frame: &Frame, expr: &Expr) -> Completion {
         match expr {
             Expr::Literal(v) => Ok(v.clone()),
             Expr::Name(name) => frame
@@ -353,7 +408,7 @@ impl World {
                 .rev()
                 .find(|(n, _)| n == name)
                 .map(|(_, v)| v.clone())
-                .or_else(|| self.env.get(name).cloned())
+                .or_else(|| self.lookup(name).cloned())
                 .ok_or_else(|| {
                     Value::error(ErrorValue::named(
                         "ReferenceError",
@@ -362,31 +417,17 @@ impl World {
                 }),
             Expr::Member(target, prop) => {
                 let target = self.eval(frame, target)?;
-                self.get_property(frame, &target, prop)
+                bindings::script_get(self, frame.realm, &target, prop)
             }
             Expr::Index(target, index) => {
                 let target = self.eval(frame, target)?;
                 let index = self.eval(frame, index)?;
-                Ok(match (&target, &index) {
-                    (Value::Array(items), Value::Number(n)) => {
-                        items.get(n.0 as usize).cloned().unwrap_or(Value::Undefined)
-                    }
-                    // An array indexed by a string finds the element with that `name`.
-                    (Value::Array(items), Value::String(s)) => items
-                        .iter()
-                        .find(|i| i.get("name") == Some(&Value::String(s.clone())))
-                        .cloned()
-                        .unwrap_or(Value::Undefined),
-                    (Value::Object(_), Value::String(s)) => {
-                        target.get(s).cloned().unwrap_or(Value::Undefined)
-                    }
-                    _ => {
-                        return Err(type_error(format!(
-                            "cannot index {} with {}",
-                            self.describe_value(&target),
-                            self.describe_value(&index)
-                        )))
-                    }
+                bindings::index(&target, &index).ok_or_else(|| {
+                    type_error(format!(
+                        "cannot index {} with {}",
+                        self.describe_value(&target),
+                        self.describe_value(&index)
+                    ))
                 })
             }
             Expr::Call {
@@ -399,14 +440,14 @@ impl World {
                 for a in args {
                     values.push(self.eval(frame, a)?);
                 }
-                self.call_method(frame, target, method, values)
+                bindings::call_method(self, frame.realm, target, method, values)
             }
             Expr::Global { name, args } => {
                 let mut values = Vec::with_capacity(args.len());
                 for a in args {
                     values.push(self.eval(frame, a)?);
                 }
-                self.call_global(frame, name, values)
+                bindings::call_global(self, frame.realm, name, values)
             }
             Expr::Object(props) => {
                 let mut out = Vec::with_capacity(props.len());
@@ -422,17 +463,20 @@ impl World {
                 }
                 Ok(Value::Array(out))
             }
-            Expr::Callback(body) => Ok(Value::Function(Arc::new(Function {
-                realm: frame.realm,
-                body: body.clone(),
-                captured: frame.locals.clone(),
-            }))),
+            Expr::Callback(body) => Ok(Value::Function(
+                Code::Function(Function {
+                    realm: frame.realm,
+                    body: body.clone(),
+                    captured: frame.locals.clone(),
+                })
+                .callback(),
+            )),
         }
     }
 
     /// A script may reach another document only if it is same origin with its own.
-    fn check_access(&self, frame: &Frame, doc: DocumentKey) -> Result<(), Value> {
-        let mine = &self.documents[frame.realm].origin;
+    fn check_access(&self, realm: DocumentKey, doc: DocumentKey) -> Result<(), Value> {
+        let mine = &self.documents[realm].origin;
         if mine.same_origin(&self.documents[doc].origin) {
             Ok(())
         } else {
@@ -440,7 +484,7 @@ impl World {
                 "SecurityError",
                 format!(
                     "a script of {} ({}) cannot reach {} ({}): they are not same origin",
-                    self.label(frame.realm),
+                    self.label(realm),
                     mine,
                     self.label(doc),
                     self.documents[doc].origin
@@ -452,7 +496,7 @@ impl World {
     fn eval_document(&mut self, frame: &Frame, e: &Expr) -> Result<DocumentKey, Value> {
         match self.eval(frame, e)? {
             Value::Window(d) => {
-                self.check_access(frame, d)?;
+                self.check_access(frame.realm, d)?;
                 Ok(d)
             }
             other => Err(type_error(format!(
@@ -462,7 +506,11 @@ impl World {
         }
     }
 
-    fn eval_event_target(&mut self, frame: &Frame, e: &Expr) -> Result<EventTargetRef, Value> {
+    fn eval_event_target(
+        &mut self,
+        frame: &Frame,
+        e: &Expr,
+    ) -> Result<EventTargetRef<Steps>, Value> {
         // `x.window` names the Window; `x` and `x.modelContext` name the ModelContext.
         if let Expr::Member(inner, prop) = e {
             if prop == "window" {
@@ -472,10 +520,8 @@ impl World {
         }
         match self.eval(frame, e)? {
             Value::Window(d) => {
-                self.check_access(frame, d)?;
-                Ok(EventTargetRef::ModelContext(
-                    self.documents[d].model_context,
-                ))
+                self.check_access(frame.realm, d)?;
+                Ok(EventTargetRef::Webmcp(self.context_of(d)))
             }
             Value::Signal(s) | Value::Controller(s) => Ok(EventTargetRef::Signal(s)),
             other => Err(type_error(format!(
@@ -485,140 +531,14 @@ impl World {
         }
     }
 
-    fn get_property(&mut self, frame: &Frame, target: &Value, prop: &str) -> Completion {
-        Ok(match (target, prop) {
-            (Value::Window(d), "modelContext" | "window" | "document") => {
-                self.check_access(frame, *d)?;
-                target.clone()
-            }
-            (Value::Window(d), "toolsReady") => {
-                self.check_access(frame, *d)?;
-                Value::Bool(self.tools_ready_getter(*d))
-            }
-            (Value::Window(d), "origin") => Value::string(self.documents[*d].origin.serialize()),
-            (Value::Controller(s), "signal") => Value::Signal(*s),
-            (Value::Signal(s), "aborted") => Value::Bool(self.signals[*s].aborted),
-            (Value::Signal(s), "reason") => self.signals[*s].reason.clone(),
-            (Value::Error(e), "name") => Value::string(&e.name),
-            (Value::Error(e), "message") => Value::string(&e.message),
-            (Value::Array(items), "length") => Value::number(items.len() as f64),
-            (Value::String(s), "length") => Value::number(s.encode_utf16().count() as f64),
-            (Value::Object(_), _) => target.get(prop).cloned().unwrap_or(Value::Undefined),
-            (Value::Undefined | Value::Null, _) => {
-                return Err(type_error(format!(
-                    "cannot read property {prop:?} of {}",
-                    self.display_value(target)
-                )))
-            }
-            _ => Value::Undefined,
-        })
-    }
-
-    fn call_method(
-        &mut self,
-        frame: &Frame,
-        target: Value,
-        method: &str,
-        args: Vec<Value>,
-    ) -> Completion {
-        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Undefined);
-        match (&target, method) {
-            (Value::Window(d), _) => {
-                let d = *d;
-                self.check_access(frame, d)?;
-                match method {
-                    "waitForToolsUntil" => {
-                        self.wait_for_tools_until(d, arg(0));
-                        Ok(Value::Undefined)
-                    }
-                    "registerTool" => Ok(Value::Promise(self.register_tool(d, arg(0), arg(1)))),
-                    "getTools" => Ok(Value::Promise(self.get_tools(d, arg(0)))),
-                    "executeTool" => {
-                        Ok(Value::Promise(self.execute_tool(d, arg(0), arg(1), arg(2))))
-                    }
-                    _ => Err(type_error(format!(
-                        "modelContext.{method} is not a function"
-                    ))),
-                }
-            }
-            (Value::Controller(s), "abort") => {
-                self.signal_abort(*s, Some(arg(0)));
-                Ok(Value::Undefined)
-            }
-            _ => Err(type_error(format!(
-                "{}.{method} is not a function",
-                self.describe_value(&target)
-            ))),
-        }
-    }
-
-    fn call_global(&mut self, frame: &Frame, name: &str, args: Vec<Value>) -> Completion {
-        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Undefined);
-        let text = |v: Value| match v {
-            Value::Undefined => String::new(),
-            Value::String(s) => s,
-            other => self.display_value(&other),
-        };
-        match name {
-            "AbortController" => Ok(Value::Controller(
-                self.new_abort_controller(frame.realm, "controller"),
-            )),
-            "AbortSignal.abort" => {
-                let s = self.new_abort_controller(frame.realm, "AbortSignal.abort()");
-                self.signal_abort(s, Some(arg(0)));
-                Ok(Value::Signal(s))
-            }
-            "Promise.resolve" => Ok(Value::Promise(self.promise_resolve(frame.realm, arg(0)))),
-            "Promise.reject" => {
-                let p = self.new_promise(frame.realm);
-                self.reject_promise(p, arg(0));
-                Ok(Value::Promise(p))
-            }
-            "DOMException" => {
-                let message = text(arg(0));
-                let name = match arg(1) {
-                    Value::Undefined => "Error".to_string(),
-                    other => text(other),
-                };
-                Ok(Value::error(ErrorValue::dom(&name, message)))
-            }
-            "Pending" => Ok(Value::Promise(self.new_promise(frame.realm))),
-            "Cyclic" => Ok(Value::Unserializable(Unserializable::Circular)),
-            "ToJSONUndefined" => Ok(Value::Unserializable(Unserializable::ToJsonUndefined)),
-            "Thenable" => {
-                let t = self.new_thenable(frame.realm, "thenable", ThenBehaviour::Keep);
-                Ok(Value::Thenable(t))
-            }
-            ecma if ecma.ends_with("Error") => {
-                Ok(Value::error(ErrorValue::named(ecma, text(arg(0)))))
-            }
-            _ => Err(type_error(format!("{name} is not defined"))),
-        }
-    }
-
-    /// How a value reads in a log line or a message.
-    pub fn display_value(&self, v: &Value) -> String {
-        match v {
-            Value::String(s) => s.clone(),
-            Value::Undefined => "undefined".into(),
-            Value::Null => "null".into(),
-            Value::Bool(b) => b.to_string(),
-            Value::Number(n) => number_to_js_string(n.0),
-            Value::Error(e) if e.message.is_empty() => e.name.clone(),
-            Value::Error(e) => format!("{}: {}", e.name, e.message),
-            other => self.describe_value(other),
+    /// `name = value`: a local of the frame if it has one, else a name of the scenario's.
+    fn assign(&mut self, frame: &mut Frame, name: &str, value: Value) {
+        if let Some(slot) = frame.locals.iter_mut().rev().find(|(n, _)| n == name) {
+            slot.1 = value;
+        } else {
+            self.bind(name, value);
         }
     }
 }
 
-fn assign(world: &mut World, frame: &mut Frame, name: &str, value: Value) {
-    if let Some(slot) = frame.locals.iter_mut().rev().find(|(n, _)| n == name) {
-        slot.1 = value;
-    } else {
-        world.env.insert(name.into(), value);
-    }
-}
-
-fn type_error(message: String) -> Value {
-    Value::error(ErrorValue::type_error(message))
-}
+impl<W: ScriptHost> Interpreter for W {}

@@ -36,12 +36,6 @@ pub struct Schedule {
     pub choices: BTreeMap<u64, u32>,
 }
 
-impl Schedule {
-    pub fn is_default(&self) -> bool {
-        self.choices.is_empty()
-    }
-}
-
 impl fmt::Display for Schedule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.choices.is_empty() {
@@ -91,7 +85,6 @@ pub trait Scheduler {
 #[derive(Clone, Debug, Default)]
 pub struct Replay {
     pub replay: Schedule,
-    pub used: usize,
     /// The schedule this run actually followed (non-default choices only).
     pub recorded: Schedule,
     /// How many choice points the run has met.
@@ -106,13 +99,12 @@ impl Replay {
         }
     }
 
-    /// Records a choice made by someone else (the explorer).
-    pub fn force(&mut self, point: u64, _width: usize, taken: usize) -> usize {
+    /// Records a choice another scheduler made (the explorer's), as this run's.
+    pub fn record(&mut self, point: u64, taken: usize) {
         self.reached += 1;
         if taken != 0 {
             self.recorded.choices.insert(point, taken as u32);
         }
-        taken
     }
 
     /// After a run: an error if the replayed token named choice points the run never reached.
@@ -136,13 +128,7 @@ impl Replay {
 impl Scheduler for Replay {
     fn choose(&mut self, point: u64, candidates: usize) -> Result<usize, ScheduleError> {
         self.reached += 1;
-        let choice = match self.replay.choices.get(&point) {
-            Some(&c) => {
-                self.used += 1;
-                c
-            }
-            None => 0,
-        };
+        let choice = self.replay.choices.get(&point).copied().unwrap_or(0);
         if choice as usize >= candidates {
             return Err(ScheduleError::OutOfRange {
                 point,

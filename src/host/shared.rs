@@ -1,8 +1,9 @@
 //! Copy-on-write storage for the world's arenas, so that the explorer's copies of a world
 //! share every arena until one copy changes it, and remember each arena's state hash until
-//! it changes.
+//! it changes; and the hash a world's state is compared by.
 
 use std::cell::Cell;
+use std::hash::Hasher;
 use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
 
@@ -79,7 +80,7 @@ impl<T: Clone> DerefMut for Shared<T> {
 impl<T: std::hash::Hash> std::hash::Hash for Shared<T> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         state.write_u64(self.hash_with(|v| {
-            let mut h = crate::explore::state::StateHasher::default();
+            let mut h = StateHasher::default();
             v.hash(&mut h);
             std::hash::Hasher::finish(&h)
         }));
@@ -102,6 +103,72 @@ where
     type IntoIter = <&'a T as IntoIterator>::IntoIter;
     fn into_iter(self) -> Self::IntoIter {
         (&self.inner.value).into_iter()
+    }
+}
+
+/// A 128-bit hash built from two independent multiply-rotate lanes: fast, and wide enough
+/// that two distinct states of one subtest sharing a hash is not a practical concern (the
+/// explorer would then merge them, the one way its reduction could lose an outcome).
+pub struct StateHasher {
+    a: u64,
+    b: u64,
+}
+
+impl Default for StateHasher {
+    fn default() -> Self {
+        StateHasher {
+            a: 0x243f_6a88_85a3_08d3,
+            b: 0x1319_8a2e_0370_7344,
+        }
+    }
+}
+
+impl StateHasher {
+    #[inline]
+    fn mix(&mut self, word: u64) {
+        self.a = (self.a.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+        self.b =
+            (self.b.rotate_left(23) ^ word.rotate_left(32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    pub fn finish128(&self) -> u128 {
+        let a = self.a ^ (self.b >> 29);
+        let b = self.b ^ (self.a >> 31);
+        ((a as u128) << 64) | b as u128
+    }
+}
+
+impl Hasher for StateHasher {
+    fn finish(&self) -> u64 {
+        self.a ^ self.b.rotate_left(17)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.mix(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 56));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.mix(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.mix(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.mix(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.mix(i as u64);
     }
 }
 

@@ -6,9 +6,25 @@
 use serde::Serialize;
 use url::Url;
 
+use thiserror::Error;
+
 use super::keys::{DocumentKey, NavigableKey};
 use super::origin::Origin;
-use crate::world::World;
+use super::seam::Upper;
+use super::HostState;
+
+/// A `Permissions-Policy` header the engine cannot read.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum PolicyError {
+    #[error("expected `tools=...`, found `{0}`")]
+    NotTools(String),
+    #[error("expected `*` or a list in parentheses, found `{0}`")]
+    NotAList(String),
+    #[error("expected `self` or a quoted origin, found `{0}`")]
+    NotAnOrigin(String),
+    #[error("`{url}` is not a URL: {reason}")]
+    BadUrl { url: String, reason: String },
+}
 
 /// <https://w3c.github.io/webappsec-permissions-policy/#allowlists>
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -83,11 +99,11 @@ pub fn parse_allow_attribute(
 
 /// Parses a `Permissions-Policy` header's "tools" member: `tools=*`, `tools=()`,
 /// `tools=(self "https://b.test")`.
-pub fn parse_policy_header(header: &str, self_origin: &Origin) -> Result<Allowlist, String> {
+pub fn parse_policy_header(header: &str, self_origin: &Origin) -> Result<Allowlist, PolicyError> {
     let value = header
         .trim()
         .strip_prefix("tools=")
-        .ok_or_else(|| format!("expected `tools=...`, found `{header}`"))?
+        .ok_or_else(|| PolicyError::NotTools(header.into()))?
         .trim();
     if value == "*" {
         return Ok(Allowlist::All);
@@ -95,7 +111,7 @@ pub fn parse_policy_header(header: &str, self_origin: &Origin) -> Result<Allowli
     let inner = value
         .strip_prefix('(')
         .and_then(|v| v.strip_suffix(')'))
-        .ok_or_else(|| format!("expected `*` or a list in parentheses, found `{value}`"))?;
+        .ok_or_else(|| PolicyError::NotAList(value.into()))?;
     let mut origins = Vec::new();
     for token in inner.split_ascii_whitespace() {
         if token == "self" {
@@ -105,15 +121,18 @@ pub fn parse_policy_header(header: &str, self_origin: &Origin) -> Result<Allowli
         let quoted = token
             .strip_prefix('"')
             .and_then(|t| t.strip_suffix('"'))
-            .ok_or_else(|| format!("expected `self` or a quoted origin, found `{token}`"))?;
-        let url = Url::parse(quoted).map_err(|e| format!("`{quoted}` is not a URL: {e}"))?;
+            .ok_or_else(|| PolicyError::NotAnOrigin(token.into()))?;
+        let url = Url::parse(quoted).map_err(|e| PolicyError::BadUrl {
+            url: quoted.into(),
+            reason: e.to_string(),
+        })?;
         let mut n = 0;
         origins.push(Origin::of_url(&url, &mut n));
     }
     Ok(Allowlist::Origins(origins))
 }
 
-impl World {
+impl<U: Upper> HostState<U> {
     /// <https://w3c.github.io/webappsec-permissions-policy/#algo-define-inherited-policy-in-container>
     /// for "tools", computed when a document is created in `nav` at `origin`.
     pub(crate) fn inherited_tools_policy(

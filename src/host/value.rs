@@ -1,15 +1,15 @@
-//! The JavaScript values a scenario's script can hold: enough of ECMAScript's value space to
-//! say what the WebMCP methods take and give back.
+//! The JavaScript values the page's script can hold: enough of ECMAScript's value space to
+//! say what the platform's methods take and give back.
 
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
 
-use std::sync::Arc;
-
+use super::callback::Callback;
 use super::keys::{DocumentKey, PromiseKey, SignalKey, ThenableKey};
-use super::script::Function;
+use super::seam::Upper;
+use super::HostState;
 
 /// A JavaScript number; compared and hashed by its bits so that world states can be hashed.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -117,8 +117,8 @@ pub enum Value {
     Signal(SignalKey),
     Error(Box<ErrorValue>),
     Unserializable(Unserializable),
-    /// A function a scenario wrote (a tool's `execute` callback).
-    Function(Arc<Function>),
+    /// A function the page's script made (a tool's `execute` callback).
+    Function(Callback),
 }
 
 impl Value {
@@ -146,14 +146,6 @@ impl Value {
     pub fn get(&self, key: &str) -> Option<&Value> {
         match self {
             Value::Object(props) => props.iter().find(|(k, _)| k == key).map(|(_, v)| v),
-            _ => None,
-        }
-    }
-
-    /// The error this value holds, if it is one.
-    pub fn as_error(&self) -> Option<&ErrorValue> {
-        match self {
-            Value::Error(e) => Some(e),
             _ => None,
         }
     }
@@ -255,6 +247,39 @@ impl Value {
                     .map(|(k, v)| (k.clone(), Value::from_json(v)))
                     .collect(),
             ),
+        }
+    }
+}
+
+impl<U: Upper> HostState<U> {
+    /// A short description of a value, for traces and messages.
+    pub fn describe_value(&self, v: &Value) -> String {
+        match v {
+            Value::Promise(p) => self.promise_label(*p),
+            Value::Thenable(t) => format!("thenable {}", self.thenables[*t].label),
+            Value::Window(d) => format!("window of {}", self.label(*d)),
+            Value::Controller(s) => format!("controller {}", self.signals[*s].label),
+            Value::Signal(s) => format!("signal of {}", self.signals[*s].label),
+            Value::Error(e) => format!("{}({:?})", e.name, e.message),
+            Value::String(s) => format!("{s:?}"),
+            Value::Function(_) => "function".into(),
+            other => other
+                .to_json_string()
+                .unwrap_or_else(|_| format!("{other:?}")),
+        }
+    }
+
+    /// How a value reads in a log line or a message.
+    pub fn display_value(&self, v: &Value) -> String {
+        match v {
+            Value::String(s) => s.clone(),
+            Value::Undefined => "undefined".into(),
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => number_to_js_string(n.0),
+            Value::Error(e) if e.message.is_empty() => e.name.clone(),
+            Value::Error(e) => format!("{}: {}", e.name, e.message),
+            other => self.describe_value(other),
         }
     }
 }

@@ -1,0 +1,399 @@
+//! The simulated world: the host's, WebMCP's and the page script's state composed, the
+//! profile they run under, the schedule that decides their order, and what a run records
+//! (trace, coverage, findings).
+//!
+//! The world implements the three layers' traits ([`Host`], [`WebMcpHost`], [`ScriptHost`]),
+//! and this file is where the host's seam is dispatched: every continuation the host kept is
+//! handed to the layer that made it.
+
+use std::ops::{Deref, DerefMut};
+
+use super::profile::Profile;
+use super::schedule::{Replay, Schedule, ScheduleError, Scheduler};
+use super::trace::{ChoiceNote, Coverage, Finding, Trace, TraceEntry};
+use super::RunError;
+use crate::host::callback::Callback;
+use crate::host::event_loop::{Candidate, EventLoops, UnitRef};
+use crate::host::keys::{DocumentKey, ListenerKey, NavigableKey, ParallelQueueKey, SignalKey};
+use crate::host::navigable::Lifecycle;
+use crate::host::shared::Shared;
+use crate::host::spec::Algorithm;
+use crate::host::value::Value;
+use crate::host::{switches, Completion, Host, HostState};
+use crate::script::interpreter::Interpreter;
+use crate::script::{LogEntry, ScriptHost, ScriptState, UncaughtError};
+use crate::webmcp::prelude::*;
+use crate::webmcp::steps::{
+    self, AbortStep, ParallelStep, ReactionStep, Steps, TaskStep, TimerStep,
+};
+use crate::webmcp::{ModelContextKey, WebmcpState};
+
+/// How many units `run` may take before it gives up on reaching quiescence.
+pub const UNIT_BUDGET: u64 = 1_000_000;
+
+/// The simulated world.
+#[derive(Clone)]
+pub struct World {
+    pub(crate) host: HostState<Steps>,
+    pub(crate) webmcp: WebmcpState,
+    pub(crate) script: ScriptState,
+    /// Shared between copies of the world: cloning a world for the explorer copies no text.
+    pub profile: Shared<Profile>,
+    pub(crate) schedule: Replay,
+    pub(crate) choice_points: u64,
+    pub trace: Trace,
+    pub(crate) coverage: Coverage,
+    pub(crate) findings: Shared<Vec<Finding>>,
+}
+
+impl Deref for World {
+    type Target = HostState<Steps>;
+    fn deref(&self) -> &HostState<Steps> {
+        &self.host
+    }
+}
+
+impl DerefMut for World {
+    fn deref_mut(&mut self) -> &mut HostState<Steps> {
+        &mut self.host
+    }
+}
+
+impl World {
+    /// An empty world under a profile.
+    pub fn new(profile: Profile) -> World {
+        let mut host = HostState::default();
+        let ai_agent_queue = host.start_a_new_parallel_queue("AI agent queue");
+        World {
+            host,
+            webmcp: WebmcpState::new(ai_agent_queue),
+            script: ScriptState::default(),
+            profile: Shared::new(profile),
+            schedule: Replay::default(),
+            choice_points: 0,
+            trace: Trace::default(),
+            coverage: Coverage::default(),
+            findings: Shared::default(),
+        }
+    }
+
+    /// Replays `schedule` at the world's choice points (the default order elsewhere).
+    pub fn set_schedule(&mut self, schedule: Schedule) {
+        self.schedule = Replay::new(schedule);
+    }
+
+    /// The choices this run made that differ from the default order.
+    pub fn recorded_schedule(&self) -> &Schedule {
+        &self.schedule.recorded
+    }
+
+    /// After a replayed run: an error if the token named choice points never reached.
+    pub fn check_schedule_used(&self) -> Result<(), ScheduleError> {
+        self.schedule.check_all_used()
+    }
+
+    /// How many choice points the run met so far.
+    pub fn choice_points(&self) -> u64 {
+        self.choice_points
+    }
+
+    /// Turns the step trace on or off (coverage and findings are always recorded).
+    pub fn set_tracing(&mut self, on: bool) {
+        self.trace.enabled = on;
+    }
+
+    pub fn coverage(&self) -> &Coverage {
+        &self.coverage
+    }
+
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    pub fn log(&self) -> &[LogEntry] {
+        &self.script.log
+    }
+
+    pub fn uncaught_errors(&self) -> &[UncaughtError] {
+        &self.script.uncaught
+    }
+
+    /// Every name the page's script can use.
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        self.script.env.keys()
+    }
+
+    /// A choice point among `width` runnable units: the scheduler given chooses (the
+    /// explorer's), or else the world's own schedule; the choice is recorded either way.
+    pub fn choose(
+        &mut self,
+        width: usize,
+        scheduler: Option<&mut dyn Scheduler>,
+    ) -> Result<ChoiceNote, RunError> {
+        let point = self.choice_points;
+        self.choice_points += 1;
+        let taken = match scheduler {
+            Some(s) => {
+                let taken = s.choose(point, width)?;
+                self.schedule.record(point, taken);
+                taken
+            }
+            None => self.schedule.choose(point, width)?,
+        };
+        Ok(ChoiceNote {
+            point,
+            candidates: width,
+            taken,
+        })
+    }
+
+    /// Runs one unit of work (chosen by the schedule when there is a choice); when nothing can
+    /// run, the virtual clock first jumps to the next timer. Returns false when nothing ran.
+    pub fn step(&mut self) -> Result<bool, RunError> {
+        self.step_within(Some(u64::MAX))
+    }
+
+    /// As [`World::step`], letting the clock jump no further than `limit` (`None`: not at all).
+    fn step_within(&mut self, limit: Option<u64>) -> Result<bool, RunError> {
+        let candidates = self.next_candidates(limit);
+        let (index, choice) = match candidates.len() {
+            0 => return Ok(false),
+            1 => (0, None),
+            n => {
+                let note = self.choose(n, None)?;
+                (note.taken, Some(note))
+            }
+        };
+        self.run_unit(candidates[index], choice);
+        Ok(true)
+    }
+
+    /// Runs one given unit: the end of every `step`, and the explorer's way in.
+    pub fn run_unit(&mut self, candidate: Candidate, choice: Option<ChoiceNote>) {
+        let unit: UnitRef = candidate.unit;
+        self.host.unit += 1;
+        if self.trace.enabled {
+            let what = self.describe_unit(unit);
+            self.trace.entries.push(TraceEntry::Unit {
+                unit: self.host.unit,
+                time: self.host.now,
+                what,
+                choice,
+            });
+        }
+        EventLoops::run_unit(self, unit);
+    }
+
+    /// Runs every unit that can run without the clock moving.
+    pub fn flush(&mut self) -> Result<(), RunError> {
+        self.run_bounded(None)
+    }
+
+    /// Runs until nothing is left to run, moving the clock to each timer as needed.
+    pub fn run_until_idle(&mut self) -> Result<(), RunError> {
+        self.run_bounded(Some(u64::MAX))
+    }
+
+    /// Runs for `ms` milliseconds of virtual time: everything due by then runs, and the clock
+    /// ends at now + `ms`.
+    pub fn run_for(&mut self, ms: u64) -> Result<(), RunError> {
+        let until = self.host.now.saturating_add(ms);
+        self.run_bounded(Some(until))?;
+        self.host.now = self.host.now.max(until);
+        self.check_waiters();
+        Ok(())
+    }
+
+    fn run_bounded(&mut self, limit: Option<u64>) -> Result<(), RunError> {
+        let start = self.host.unit;
+        while self.step_within(limit)? {
+            if self.host.unit - start >= UNIT_BUDGET {
+                return Err(RunError::Budget {
+                    units: UNIT_BUDGET,
+                    time: self.host.now,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the clock forward to `time` (never back), as the end of `run 100ms` does.
+    pub fn advance_clock_to(&mut self, time: u64) {
+        self.host.now = self.host.now.max(time);
+        self.check_waiters();
+    }
+}
+
+impl Host for World {
+    type Upper = Steps;
+
+    fn record_step(
+        &mut self,
+        alg: &'static Algorithm,
+        step: usize,
+        doc: Option<DocumentKey>,
+        detail: impl FnOnce(&Self) -> String,
+    ) {
+        self.coverage.mark(alg.id, step);
+        if self.trace.enabled {
+            let detail = detail(self);
+            let document = doc.map(|d| self.label(d));
+            self.trace.entries.push(TraceEntry::Step {
+                unit: self.host.unit,
+                time: self.host.now,
+                algorithm: alg.name,
+                anchor: alg.anchor,
+                step: alg.steps[step],
+                document,
+                detail,
+            });
+        }
+    }
+
+    fn finding(
+        &mut self,
+        alg: &'static Algorithm,
+        step: &'static str,
+        doc: Option<DocumentKey>,
+        message: String,
+    ) {
+        let finding = Finding {
+            algorithm: alg.name,
+            anchor: alg.anchor,
+            step,
+            document: doc.map(|d| self.label(d)),
+            message,
+            time: self.host.now,
+            unit: self.host.unit,
+        };
+        if self.trace.enabled {
+            self.trace.entries.push(TraceEntry::Finding {
+                unit: self.host.unit,
+                finding: finding.clone(),
+            });
+        }
+        self.findings.push(finding);
+    }
+
+    fn harness_note(&mut self, what: impl FnOnce(&Self) -> String) {
+        if self.trace.enabled {
+            let what = what(self);
+            self.trace.entries.push(TraceEntry::Harness {
+                unit: self.host.unit,
+                time: self.host.now,
+                what,
+            });
+        }
+    }
+
+    fn host_switches(&self) -> &switches::Switches {
+        &self.profile.host
+    }
+
+    // The seam: each continuation goes back to WebMCP, which made it.
+
+    fn run_task_step(&mut self, step: TaskStep, document: DocumentKey) {
+        steps::run_task(self, step, document)
+    }
+
+    fn run_parallel_step(&mut self, step: ParallelStep, queue: ParallelQueueKey) {
+        steps::run_parallel(self, step, queue)
+    }
+
+    fn run_reaction(&mut self, step: ReactionStep, argument: Value, fulfilled: bool) -> Completion {
+        steps::run_reaction(self, step, argument, fulfilled)
+    }
+
+    fn run_abort_steps(&mut self, step: AbortStep, signal: SignalKey) {
+        steps::run_abort(self, step, signal)
+    }
+
+    fn run_timer_step(&mut self, step: TimerStep) {
+        steps::run_timer(self, step)
+    }
+
+    fn describe_task_step(&self, step: &TaskStep) -> String {
+        steps::describe_task(self, step)
+    }
+
+    fn describe_parallel_step(&self, step: &ParallelStep) -> String {
+        steps::describe_parallel(self, step)
+    }
+
+    fn describe_reaction(&self, step: &ReactionStep) -> String {
+        steps::describe_reaction(self, step)
+    }
+
+    fn describe_timer_step(&self, step: &TimerStep) -> String {
+        steps::describe_timer(self, step)
+    }
+
+    fn event_listeners(&mut self, target: ModelContextKey) -> &mut Vec<ListenerKey> {
+        steps::event_listeners(self, target)
+    }
+
+    fn event_target_label(&self, target: ModelContextKey) -> String {
+        steps::event_target_label(self, target)
+    }
+
+    fn document_created(&mut self, doc: DocumentKey) {
+        self.create_model_context(doc);
+        // The page's script names a document (and its window) by its label.
+        let label = self.host.documents[doc].label.clone();
+        self.bind(&label, Value::Window(doc));
+    }
+
+    fn unloading_document_cleanup_steps(&mut self, doc: DocumentKey) {
+        self.webmcp_unloading_document_cleanup_steps(doc);
+    }
+
+    fn lifecycle_reached(&mut self, doc: DocumentKey, stage: Lifecycle) {
+        self.lifecycle_reached_steps(doc, stage);
+    }
+
+    fn tree_changed(&mut self, traversable: NavigableKey) {
+        self.recount_not_ready(traversable);
+    }
+
+    fn wake_waits(&mut self) {
+        self.check_waiters();
+    }
+
+    fn call(&mut self, callback: &Callback, args: Vec<Value>) -> Completion {
+        self.call_code(callback, args)
+    }
+}
+
+impl WebMcpHost for World {
+    fn webmcp(&self) -> &WebmcpState {
+        &self.webmcp
+    }
+
+    fn webmcp_mut(&mut self) -> &mut WebmcpState {
+        &mut self.webmcp
+    }
+
+    fn switches(&self) -> &crate::webmcp::Switches {
+        &self.profile.webmcp
+    }
+}
+
+impl ScriptHost for World {
+    fn script(&self) -> &ScriptState {
+        &self.script
+    }
+
+    fn script_mut(&mut self) -> &mut ScriptState {
+        &mut self.script
+    }
+
+    fn trace_log(&mut self, text: &str) {
+        if self.trace.enabled {
+            self.trace.entries.push(TraceEntry::Log {
+                unit: self.host.unit,
+                time: self.host.now,
+                text: text.into(),
+            });
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! The host: the parts of HTML, DOM, ECMAScript and Web IDL that WebMCP's algorithms run on.
+//!
+//! Origins; navigables and documents (slotmap arenas) and "fully active"; event loops, task
+//! sources, tasks and microtasks; parallel queues; timers on a virtual clock; promises with
+//! realms and their jobs; callbacks of the page's script; `AbortSignal`; events; permissions
+//! policy; Web IDL conversions; ECMAScript patterns; and the constants naming those specs'
+//! algorithms ([`spec`]).
+//!
+//! How the layer is built, and how it stays below WebMCP:
+//! - The host's state is [`HostState`], generic over [`seam::Upper`], the types of the steps the
+//!   specification above hands it to keep. Its own methods (`impl HostState`, in each file) read
+//!   and change that state and nothing else.
+//! - The host's algorithms, the ones that record steps or call up, are provided methods of
+//!   traits over [`Host`] (one trait per file: [`event_loop::EventLoops`],
+//!   [`promise::Promises`], ...), implemented for every `Host`. The world that composes the
+//!   layers (the engine's `World`) implements `Host`: it gives the host its state, keeps the
+//!   record of a run, and runs what the host hands back.
+//! - The host names WebMCP only through [`seam`]: one variant per continuation type carries an
+//!   opaque WebMCP step, handed back through the `run_*` methods of `Host`. Nothing in this
+//!   folder imports a layer above it; a test in `spec-tests/layers.rs` checks it.
+
+pub mod abort;
+pub mod callback;
+pub mod event_loop;
+pub mod events;
+pub mod keys;
+pub mod navigable;
+pub mod origin;
+pub mod parallel;
+pub mod permissions;
+pub mod promise;
+pub mod regexp;
+pub mod seam;
+pub mod shared;
+pub mod spec;
+pub mod switches;
+pub mod timers;
+pub mod value;
+pub mod webidl;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::DerefMut;
+
+use slotmap::SlotMap;
+use thiserror::Error;
+
+use abort::AbortSignal;
+use callback::Callback;
+use event_loop::EventLoop;
+use events::Listener;
+use keys::*;
+use navigable::{Document, Lifecycle, Navigable};
+use origin::Origin;
+use parallel::ParallelQueue;
+use promise::{Promise, Resolver, Thenable};
+use seam::{AbortStep, EventTargetOf, ParallelStep, ReactionStep, TaskStep, TimerStep, Upper};
+use shared::Shared;
+use spec::Algorithm;
+use timers::Timer;
+use value::Value;
+
+/// What a call of script gives back: its value, or the exception it threw.
+pub type Completion = Result<Value, Value>;
+
+/// Errors of the host's harness-level actions (what a scenario does to the world between
+/// units: opening pages, inserting and removing iframes, navigating, the back/forward cache).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum HostError {
+    #[error("`{url}` is not a URL: {reason}")]
+    BadUrl { url: String, reason: String },
+    #[error("{0} is not fully active, so it cannot hold a new iframe")]
+    NotFullyActive(String),
+    #[error("{0} is not in an iframe")]
+    NotAnIframe(String),
+    #[error("{0} was already removed or closed")]
+    AlreadyRemoved(String),
+    #[error("{0} is not the active document of its navigable")]
+    NotActive(String),
+    #[error("{0}'s navigable has no earlier session history entry")]
+    NoHistory(String),
+    #[error("{0} is not in the back/forward cache, so it cannot be restored")]
+    NotInBfcache(String),
+    #[error("{0} is not a top-level document")]
+    NotTopLevel(String),
+}
+
+/// Settings of the host that are not behaviour switches.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct HostSettings {
+    /// Whether the agent clusters of new pages are origin-keyed.
+    pub origin_keyed_agent_clusters: bool,
+}
+
+impl Default for HostSettings {
+    fn default() -> Self {
+        HostSettings {
+            origin_keyed_agent_clusters: true,
+        }
+    }
+}
+
+/// What is running: the harness between units, an event loop, or a parallel queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Running {
+    Harness,
+    EventLoop(EventLoopKey),
+    Parallel(ParallelQueueKey),
+    Timer,
+}
+
+/// The host's state: every arena of HTML, DOM and ECMAScript objects, the virtual clock, and
+/// the counters that order units of work.
+#[derive(Clone)]
+pub struct HostState<U: Upper> {
+    pub settings: HostSettings,
+    pub(crate) navigables: Shared<SlotMap<NavigableKey, Navigable>>,
+    pub(crate) documents: Shared<SlotMap<DocumentKey, Shared<Document>>>,
+    pub(crate) event_loops: Shared<SlotMap<EventLoopKey, Shared<EventLoop<U>>>>,
+    pub(crate) agent_event_loops: Shared<BTreeMap<(NavigableKey, Origin), EventLoopKey>>,
+    /// Event loops with a queued task or microtask.
+    pub(crate) busy_loops: Shared<BTreeSet<EventLoopKey>>,
+    pub(crate) parallel_queues: Shared<SlotMap<ParallelQueueKey, Shared<ParallelQueue<U>>>>,
+    pub(crate) promises: Shared<SlotMap<PromiseKey, Shared<Promise<U>>>>,
+    pub(crate) promise_labels: Shared<BTreeMap<PromiseKey, String>>,
+    pub(crate) promise_count: u32,
+    pub(crate) resolvers: Shared<SlotMap<ResolverKey, Resolver>>,
+    pub(crate) thenables: Shared<SlotMap<ThenableKey, Thenable>>,
+    pub(crate) signals: Shared<SlotMap<SignalKey, AbortSignal<U>>>,
+    pub(crate) listeners: Shared<SlotMap<ListenerKey, Listener<U>>>,
+    pub(crate) timers: Shared<SlotMap<TimerKey, Timer<U>>>,
+    /// Timers ordered by (due time, sequence number).
+    pub(crate) timer_index: Shared<BTreeSet<(u64, u64, TimerKey)>>,
+    /// The virtual clock, in milliseconds.
+    pub(crate) now: u64,
+    /// The last sequence number given to a unit of work (it orders them).
+    pub(crate) seq: u64,
+    /// How many units of work have run.
+    pub(crate) unit: u64,
+    pub(crate) running: Running,
+    /// How deep script calls are nested: the JavaScript execution context stack (a microtask
+    /// checkpoint after a callback waits for the outermost).
+    pub(crate) script_depth: u32,
+    pub(crate) next_opaque: u32,
+}
+
+impl<U: Upper> Default for HostState<U> {
+    fn default() -> Self {
+        HostState {
+            settings: HostSettings::default(),
+            navigables: Shared::new(SlotMap::with_key()),
+            documents: Shared::new(SlotMap::with_key()),
+            event_loops: Shared::new(SlotMap::with_key()),
+            agent_event_loops: Shared::default(),
+            busy_loops: Shared::default(),
+            parallel_queues: Shared::new(SlotMap::with_key()),
+            promises: Shared::new(SlotMap::with_key()),
+            promise_labels: Shared::default(),
+            promise_count: 0,
+            resolvers: Shared::new(SlotMap::with_key()),
+            thenables: Shared::new(SlotMap::with_key()),
+            signals: Shared::new(SlotMap::with_key()),
+            listeners: Shared::new(SlotMap::with_key()),
+            timers: Shared::new(SlotMap::with_key()),
+            timer_index: Shared::default(),
+            now: 0,
+            seq: 0,
+            unit: 0,
+            running: Running::Harness,
+            script_depth: 0,
+            next_opaque: 0,
+        }
+    }
+}
+
+impl<U: Upper> HostState<U> {
+    /// The next sequence number: units of work are ordered by when they became runnable.
+    pub(crate) fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// The virtual clock, in milliseconds.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// How many units have run.
+    pub fn units_run(&self) -> u64 {
+        self.unit
+    }
+
+    /// What is running now.
+    pub fn running(&self) -> Running {
+        self.running
+    }
+}
+
+/// What the host needs of the world it is part of. The engine's world implements it; every
+/// algorithm of the host is a provided method of a trait over it.
+pub trait Host: DerefMut<Target = HostState<Self::Upper>> + Sized {
+    /// The steps the specification above the host gives it to keep (see [`seam`]).
+    type Upper: Upper;
+
+    // What a run records.
+
+    /// Records that a step ran; `detail` is only called when the trace is on.
+    fn record_step(
+        &mut self,
+        alg: &'static Algorithm,
+        step: usize,
+        doc: Option<DocumentKey>,
+        detail: impl FnOnce(&Self) -> String,
+    );
+    /// Reports a failed assertion, or a step the text cannot carry out.
+    fn finding(
+        &mut self,
+        alg: &'static Algorithm,
+        step: &'static str,
+        doc: Option<DocumentKey>,
+        message: String,
+    );
+    /// Notes a harness action in the trace; the text is only made when the trace is on.
+    fn harness_note(&mut self, what: impl FnOnce(&Self) -> String);
+    /// The host's behaviour switches.
+    fn host_switches(&self) -> &switches::Switches;
+
+    // The seam: running and describing what the specification above handed the host.
+
+    fn run_task_step(&mut self, step: TaskStep<Self>, document: DocumentKey);
+    fn run_parallel_step(&mut self, step: ParallelStep<Self>, queue: ParallelQueueKey);
+    /// A reaction's steps, called with the settled value; `Err` is a thrown exception.
+    fn run_reaction(
+        &mut self,
+        step: ReactionStep<Self>,
+        argument: Value,
+        fulfilled: bool,
+    ) -> Completion;
+    fn run_abort_steps(&mut self, step: AbortStep<Self>, signal: SignalKey);
+    fn run_timer_step(&mut self, step: TimerStep<Self>);
+    fn describe_task_step(&self, step: &TaskStep<Self>) -> String;
+    fn describe_parallel_step(&self, step: &ParallelStep<Self>) -> String;
+    fn describe_reaction(&self, step: &ReactionStep<Self>) -> String;
+    fn describe_timer_step(&self, step: &TimerStep<Self>) -> String;
+    /// The listener list of an event target the specification above defines.
+    fn event_listeners(&mut self, target: EventTargetOf<Self>) -> &mut Vec<ListenerKey>;
+    fn event_target_label(&self, target: EventTargetOf<Self>) -> String;
+
+    // Hooks other specifications define on HTML's objects.
+
+    /// A document was created (WebMCP: its `ModelContext`).
+    fn document_created(&mut self, doc: DocumentKey);
+    /// HTML's unloading document cleanup steps, which other specifications define.
+    fn unloading_document_cleanup_steps(&mut self, doc: DocumentKey);
+    /// A document reached `DOMContentLoaded` or `load`.
+    fn lifecycle_reached(&mut self, doc: DocumentKey, stage: Lifecycle);
+    /// Which documents of `traversable`'s tree are fully active changed.
+    fn tree_changed(&mut self, traversable: NavigableKey);
+    /// Something changed that a parallel queue's "wait until" may be waiting for: the
+    /// conditions are the specification's, so it re-checks them.
+    fn wake_waits(&mut self);
+
+    // The page's script.
+
+    /// Calls a callback with arguments; what it returns, or the exception it threw.
+    fn call(&mut self, callback: &Callback, args: Vec<Value>) -> Completion;
+}
+
+/// Every host algorithm trait, for `use crate::host::prelude::*`.
+pub mod prelude {
+    pub use super::abort::Abort;
+    pub use super::event_loop::EventLoops;
+    pub use super::events::Events;
+    pub use super::navigable::Navigables;
+    pub use super::parallel::ParallelQueues;
+    pub use super::promise::Promises;
+    pub use super::timers::Timers;
+    pub use super::Host;
+}

@@ -1,0 +1,98 @@
+//! Timers on the virtual clock: `setTimeout()`, and the timeouts other specifications set.
+//!
+//! <https://html.spec.whatwg.org/multipage/timers-and-user-prompts.html#timers>
+
+use super::callback::Callback;
+use super::event_loop::{EventLoops, TaskAction, TaskSource};
+use super::keys::{DocumentKey, TimerKey};
+use super::seam::Upper;
+use super::{Host, HostState};
+
+/// What a timer does when it expires.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TimerKind<U: Upper> {
+    /// `setTimeout()`: queues a task on the timer task source that calls the callback.
+    SetTimeout {
+        document: DocumentKey,
+        callback: Callback,
+    },
+    /// A timeout the specification above set (the seam).
+    Webmcp(U::Timer),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timer<U: Upper> {
+    /// Virtual time, in milliseconds, at which it expires.
+    pub due: u64,
+    pub seq: u64,
+    pub kind: TimerKind<U>,
+}
+
+// The sequence number is left out, as for tasks.
+impl<U: Upper> std::hash::Hash for Timer<U> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.due, &self.kind).hash(h);
+    }
+}
+
+impl<U: Upper> HostState<U> {
+    /// Adds a timer that expires `delay` milliseconds from now.
+    pub(crate) fn add_timer(&mut self, delay: u64, kind: TimerKind<U>) -> TimerKey {
+        let seq = self.next_seq();
+        let due = self.now.saturating_add(delay);
+        let key = self.timers.insert(Timer { due, seq, kind });
+        self.timer_index.insert((due, seq, key));
+        key
+    }
+
+    pub(crate) fn remove_timer(&mut self, key: TimerKey) {
+        if let Some(t) = self.timers.remove(key) {
+            self.timer_index.remove(&(t.due, t.seq, key));
+        }
+    }
+
+    /// HTML clears a destroyed document's timers.
+    pub(crate) fn cancel_timers_of(&mut self, doc: DocumentKey) {
+        let gone: Vec<TimerKey> = self
+            .timers
+            .iter()
+            .filter(|(_, t)| matches!(&t.kind, TimerKind::SetTimeout { document, .. } if *document == doc))
+            .map(|(k, _)| k)
+            .collect();
+        for t in gone {
+            self.remove_timer(t);
+        }
+    }
+
+    /// When the next timer expires, in virtual milliseconds.
+    pub fn next_timer_due(&self) -> Option<u64> {
+        self.timer_index.first().map(|&(due, _, _)| due)
+    }
+}
+
+/// Timers expiring.
+pub trait Timers: Host {
+    fn describe_timer(&self, kind: &TimerKind<Self::Upper>) -> String {
+        match kind {
+            TimerKind::SetTimeout { document, .. } => {
+                format!("timer of {} expires", self.label(*document))
+            }
+            TimerKind::Webmcp(step) => self.describe_timer_step(step),
+        }
+    }
+
+    fn expire_timer(&mut self, key: TimerKey) {
+        let Some(timer) = self.timers.get(key).cloned() else {
+            return;
+        };
+        self.remove_timer(key);
+        match timer.kind {
+            TimerKind::SetTimeout { document, callback } => {
+                self.queue_global_task(document, TaskSource::Timer, TaskAction::Script(callback))
+            }
+            TimerKind::Webmcp(step) => self.run_timer_step(step),
+        }
+    }
+}
+
+impl<H: Host> Timers for H {}

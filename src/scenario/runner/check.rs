@@ -1,0 +1,365 @@
+//! Checking a subtest's expectations: reading values as the harness does (no algorithm step
+//! runs), comparing them, and what a run came to.
+
+use super::*;
+use crate::host::promise::PromiseState;
+use crate::script::ast::Expr;
+use crate::script::bindings;
+
+impl<'a> SubtestRun<'a> {
+    pub(super) fn record(
+        &mut self,
+        action: &Action,
+        passed: bool,
+        expected: String,
+        actual: String,
+    ) {
+        self.expectations.push(ExpectationResult {
+            line: action.line,
+            column: action.column,
+            text: action.text.clone(),
+            sometimes: false,
+            permitted: Vec::new(),
+            passed,
+            expected,
+            actual,
+        });
+    }
+
+    pub(super) fn check(&mut self, action: &Action, kind: &ExpectKind) -> Result<(), LineError> {
+        match kind {
+            ExpectKind::Value {
+                actual,
+                expected,
+                equal,
+            } => {
+                let a = self.eval(actual)?;
+                let e = self.eval(expected)?;
+                let same = values_match(&a, &e);
+                let expected = if *equal {
+                    self.show(&e)
+                } else {
+                    format!("not {}", self.show(&e))
+                };
+                let actual = self.show(&a);
+                self.record(action, same == *equal, expected, actual);
+            }
+            ExpectKind::Promise { promise, state } => {
+                let v = self.eval(promise)?;
+                let Value::Promise(p) = v else {
+                    return Err(LineError::NotAPromise(self.world.describe_value(&v)));
+                };
+                let actual_state = self.world.promise_state(p).clone();
+                let actual = self.show_state(&actual_state);
+                let (passed, expected) = match (state, &actual_state) {
+                    (PromiseExpect::Pending, PromiseState::Pending) => {
+                        (true, "pending".to_string())
+                    }
+                    (PromiseExpect::Pending, _) => (false, "pending".to_string()),
+                    (PromiseExpect::Fulfilled(None), s) => {
+                        (matches!(s, PromiseState::Fulfilled(_)), "fulfilled".into())
+                    }
+                    (PromiseExpect::Fulfilled(Some(e)), s) => {
+                        let ev = self.eval(e)?;
+                        let ok = matches!(s, PromiseState::Fulfilled(v) if values_match(v, &ev));
+                        (ok, format!("fulfilled with {}", self.show(&ev)))
+                    }
+                    (PromiseExpect::Rejected(None), s) => {
+                        (matches!(s, PromiseState::Rejected(_)), "rejected".into())
+                    }
+                    (PromiseExpect::Rejected(Some(name)), s) => {
+                        let ok = matches!(s, PromiseState::Rejected(v) if error_name(v).as_deref() == Some(name.as_str()));
+                        (ok, format!("rejected with {name}"))
+                    }
+                };
+                self.record(action, passed, expected, actual);
+            }
+            ExpectKind::Log(expect) => {
+                let lines: Vec<String> = self.world.log().iter().map(|l| l.text.clone()).collect();
+                let actual = format!("{lines:?}");
+                let (passed, expected) = match expect {
+                    LogExpect::Exactly(want) => (lines == *want, format!("{want:?}")),
+                    LogExpect::OneOf(orders) => (
+                        orders.contains(&lines),
+                        format!(
+                            "one of {}",
+                            orders
+                                .iter()
+                                .map(|o| format!("{o:?}"))
+                                .collect::<Vec<_>>()
+                                .join(" or ")
+                        ),
+                    ),
+                    LogExpect::Contains(s) => {
+                        (lines.iter().any(|l| l == s), format!("a line {s:?}"))
+                    }
+                    LogExpect::Lacks(s) => {
+                        (!lines.iter().any(|l| l == s), format!("no line {s:?}"))
+                    }
+                };
+                self.record(action, passed, expected, actual);
+            }
+            ExpectKind::Observation {
+                name,
+                outcome,
+                after,
+            } => {
+                let o = self.observation(name)?;
+                let expected = match after {
+                    Some(ms) => format!("{} after {ms}ms", outcome.name()),
+                    None => outcome.name().to_string(),
+                };
+                let (passed, actual) = match self.world.observation_result(o) {
+                    None => (false, "not finished".to_string()),
+                    Some(r) => (
+                        r.outcome == *outcome && after.is_none_or(|ms| ms == r.waited_ms),
+                        format!("{} after {}ms", r.outcome.name(), r.waited_ms),
+                    ),
+                };
+                self.record(action, passed, expected, actual);
+            }
+            ExpectKind::ObservationTools { name, tools } => {
+                let o = self.observation(name)?;
+                let expected = show_tool_map(tools);
+                let actual_map: Option<Vec<(String, Vec<String>)>> =
+                    self.world.observation_result(o).map(|r| {
+                        r.tool_map
+                            .as_ref()
+                            .map(|m| {
+                                m.iter()
+                                    .map(|d| {
+                                        (
+                                            d.document.clone(),
+                                            d.tools.iter().map(|t| t.name.clone()).collect(),
+                                        )
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    });
+                let (passed, actual) = match actual_map {
+                    None => (false, "not finished".into()),
+                    Some(m) => {
+                        let mut a = m.clone();
+                        let mut b = tools.clone();
+                        a.sort();
+                        b.sort();
+                        (a == b, show_tool_map(&m))
+                    }
+                };
+                self.record(action, passed, expected, actual);
+            }
+            ExpectKind::Finding { anchor, step } => {
+                self.expected_findings
+                    .insert((anchor.clone(), step.clone()));
+                let found = self
+                    .world
+                    .findings()
+                    .iter()
+                    .any(|f| f.anchor == anchor && f.step == step);
+                let actual = if found {
+                    format!("finding at {anchor} step {step}")
+                } else {
+                    self.show_findings()
+                };
+                self.record(
+                    action,
+                    found,
+                    format!("finding at {anchor} step {step}"),
+                    actual,
+                );
+            }
+            ExpectKind::NoFindings => {
+                let none = self.world.findings().is_empty();
+                let actual = self.show_findings();
+                self.record(action, none, "no findings".into(), actual);
+            }
+            ExpectKind::Uncaught(name) => {
+                self.expected_uncaught.insert(name.clone());
+                let found = self
+                    .world
+                    .uncaught_errors()
+                    .iter()
+                    .any(|u| u.error.split(':').next() == Some(name));
+                let actual: Vec<String> = self
+                    .world
+                    .uncaught_errors()
+                    .iter()
+                    .map(|u| u.error.clone())
+                    .collect();
+                self.record(
+                    action,
+                    found,
+                    format!("uncaught {name}"),
+                    format!("{actual:?}"),
+                );
+            }
+            ExpectKind::Time(ms) => {
+                let now = self.world.now();
+                self.record(action, now == *ms, format!("{ms}ms"), format!("{now}ms"));
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn observation(&self, name: &str) -> Result<ObservationKey, LineError> {
+        self.observations
+            .get(name)
+            .copied()
+            .ok_or_else(|| LineError::NoObservation(name.into()))
+    }
+
+    pub(super) fn show_findings(&self) -> String {
+        let f: Vec<String> = self
+            .world
+            .findings()
+            .iter()
+            .map(|f| f.to_string())
+            .collect();
+        if f.is_empty() {
+            "no findings".into()
+        } else {
+            f.join("; ")
+        }
+    }
+
+    pub(super) fn show(&self, v: &Value) -> String {
+        match v {
+            Value::Array(items) => format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(|i| self.show(i))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            other => self.world.describe_value(other),
+        }
+    }
+
+    pub(super) fn show_state(&self, s: &PromiseState) -> String {
+        match s {
+            PromiseState::Pending => "pending".into(),
+            PromiseState::Fulfilled(v) => format!("fulfilled with {}", self.show(v)),
+            PromiseState::Rejected(v) => format!("rejected with {}", self.world.display_value(v)),
+        }
+    }
+
+    /// Reads a value for an expectation, without running any algorithm step.
+    pub(super) fn eval(&self, e: &Expr) -> Result<Value, LineError> {
+        Ok(match e {
+            Expr::Literal(v) => v.clone(),
+            Expr::Name(n) => self
+                .world
+                .lookup(n)
+                .cloned()
+                .ok_or_else(|| LineError::Unbound(n.clone()))?,
+            Expr::Member(target, prop) => {
+                let t = self.eval(target)?;
+                bindings::harness_get(&self.world, &t, prop).map_err(LineError::Unreadable)?
+            }
+            Expr::Index(target, index) => {
+                let t = self.eval(target)?;
+                let i = self.eval(index)?;
+                bindings::index(&t, &i).ok_or_else(|| {
+                    LineError::BadIndex(
+                        self.world.describe_value(&t),
+                        self.world.describe_value(&i),
+                    )
+                })?
+            }
+            Expr::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|i| self.eval(i))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Expr::Object(props) => Value::Object(
+                props
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), self.eval(v)?)))
+                    .collect::<Result<_, LineError>>()?,
+            ),
+            Expr::Global { name, args } => {
+                let args = args
+                    .iter()
+                    .map(|a| self.eval(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                bindings::build_value(&self.world, name, &args).ok_or(LineError::NotAReading)?
+            }
+            Expr::Call { .. } | Expr::Callback(_) => return Err(LineError::NotAReading),
+        })
+    }
+
+    /// What the run came to, for the side-by-side table of `run --profile a,b`.
+    pub(super) fn outcome(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for name in self.world.names() {
+            let v = self.world.lookup(name).cloned().unwrap_or(Value::Undefined);
+            match v {
+                Value::Window(d) => {
+                    out.push((
+                        format!("{name}.toolsReady"),
+                        self.world.tools_ready(d).to_string(),
+                    ));
+                    out.push((
+                        format!("{name}.tools"),
+                        format!("{:?}", self.world.tool_names(d)),
+                    ));
+                }
+                Value::Promise(p) => out.push((
+                    name.to_string(),
+                    self.show_state(self.world.promise_state(p)),
+                )),
+                _ => {}
+            }
+        }
+        for (name, o) in &self.observations {
+            let r = match self.world.observation_result(*o) {
+                Some(r) => format!("{} after {}ms", r.outcome.name(), r.waited_ms),
+                None => "not finished".into(),
+            };
+            out.push((format!("observation {name}"), r));
+        }
+        let log: Vec<&str> = self.world.log().iter().map(|l| l.text.as_str()).collect();
+        out.push(("log".into(), format!("{log:?}")));
+        let findings: Vec<String> = self
+            .world
+            .findings()
+            .iter()
+            .map(|f| format!("{} {}", f.anchor, f.step))
+            .collect();
+        out.push(("findings".into(), format!("{findings:?}")));
+        out
+    }
+}
+
+fn error_name(v: &Value) -> Option<String> {
+    match v {
+        Value::Error(e) => Some(e.name.clone()),
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// Value equality for expectations: an expected error with no message matches any error of
+/// that name.
+fn values_match(actual: &Value, expected: &Value) -> bool {
+    match (actual, expected) {
+        (Value::Error(a), Value::Error(e)) if e.message.is_empty() => a.name == e.name,
+        (Value::Array(a), Value::Array(e)) => {
+            a.len() == e.len() && a.iter().zip(e).all(|(x, y)| values_match(x, y))
+        }
+        (Value::Object(a), Value::Object(e)) => {
+            a.len() == e.len()
+                && e.iter()
+                    .all(|(k, ev)| a.iter().any(|(ak, av)| ak == k && values_match(av, ev)))
+        }
+        _ => actual == expected,
+    }
+}
+
+fn show_tool_map(m: &[(String, Vec<String>)]) -> String {
+    let parts: Vec<String> = m.iter().map(|(d, t)| format!("{d}: {t:?}")).collect();
+    format!("{{{}}}", parts.join(", "))
+}

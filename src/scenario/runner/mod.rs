@@ -1,0 +1,540 @@
+//! Runs a scenario file's subtests under a profile and checks their expectations.
+//!
+//! - this file: a subtest's run, stepping it, and its result;
+//! - [`act`]: what each line does to the world;
+//! - [`check`]: expectations, and what a run came to;
+//! - [`triggers`]: `at`/`when` blocks, and the hooks a served subtest is driven through.
+
+mod act;
+mod check;
+mod triggers;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use thiserror::Error;
+
+use super::ast::*;
+use crate::engine::profile::Profile;
+use crate::engine::schedule::{Schedule, Scheduler};
+use crate::engine::trace::{Coverage, Finding, TraceEntry};
+use crate::engine::world::{World, UNIT_BUDGET};
+use crate::engine::RunError;
+use crate::host::event_loop::Candidate;
+use crate::host::keys::DocumentKey;
+use crate::host::shared::StateHasher;
+use crate::host::value::Value;
+use crate::host::HostError;
+use crate::prelude::*;
+use crate::script::LogEntry;
+use crate::webmcp::ObservationKey;
+
+/// Why a line of a subtest could not be carried out (reported as that line's ERROR).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum LineError {
+    #[error("no document named `{0}` exists at this point")]
+    NoDocument(String),
+    #[error("`{0}` is not a document")]
+    NotADocument(String),
+    #[error("`{0}` has no value at this point")]
+    Unbound(String),
+    #[error("{0} is not a promise")]
+    NotAPromise(String),
+    #[error("{0} is not a promise or thenable")]
+    NotSettleable(String),
+    #[error("no observation named `{0}` has been made at this point")]
+    NoObservation(String),
+    #[error("{0}")]
+    Unreadable(String),
+    #[error("cannot index {0} with {1}")]
+    BadIndex(String, String),
+    #[error("this line reads values: it can build errors, but not call methods, make promises or callbacks (do that in a task)")]
+    NotAReading,
+    #[error(transparent)]
+    Host(#[from] HostError),
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+/// How to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub profile: Profile,
+    /// A schedule to replay (the default order otherwise).
+    pub schedule: Option<Schedule>,
+    /// Keep the step trace.
+    pub trace: bool,
+    /// Only the subtests whose name contains this.
+    pub subtest: Option<String>,
+}
+
+/// A subtest's status, as testharness.js reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// The scenario could not be carried out (a harness action failed, a schedule did not
+    /// fit, the world never became idle).
+    Error,
+}
+
+/// One expectation's verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct ExpectationResult {
+    pub line: u32,
+    pub column: u32,
+    pub text: String,
+    /// An `expect sometimes`: a single run does not fail on it.
+    pub sometimes: bool,
+    /// For `expect log in [...]`: the orders it permits, which `explore` must all reach.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub permitted: Vec<String>,
+    pub passed: bool,
+    pub expected: String,
+    pub actual: String,
+}
+
+/// A subtest's result under one profile.
+#[derive(Clone, Debug, Serialize)]
+pub struct SubtestResult {
+    pub name: String,
+    pub line: u32,
+    pub status: Status,
+    /// Why it failed or errored, a line each.
+    pub messages: Vec<String>,
+    pub expectations: Vec<ExpectationResult>,
+    /// The choices the run made that differ from the default order.
+    pub schedule: String,
+    pub choice_points: u64,
+    pub units: u64,
+    pub time: u64,
+    pub findings: Vec<Finding>,
+    pub log: Vec<LogEntry>,
+    #[serde(skip)]
+    pub coverage: Coverage,
+    #[serde(skip)]
+    pub trace: Vec<TraceEntry>,
+    /// What the run observed, for comparing profiles: toolsReady of each document, each
+    /// observation's outcome, each named promise's state, the log.
+    pub outcome: Vec<(String, String)>,
+}
+
+/// A file's results under one profile.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileResult {
+    pub path: String,
+    pub title: String,
+    pub profile: String,
+    pub subtests: Vec<SubtestResult>,
+}
+
+impl FileResult {
+    pub fn passed(&self) -> bool {
+        self.subtests.iter().all(|s| s.status == Status::Pass)
+    }
+}
+
+/// Runs every subtest of a file (or those `options.subtest` picks).
+pub fn run_file(file: &ScenarioFile, options: &RunOptions) -> FileResult {
+    let subtests = file
+        .subtests
+        .iter()
+        .filter(|s| {
+            options
+                .subtest
+                .as_ref()
+                .is_none_or(|f| s.name.contains(f.as_str()))
+        })
+        .map(|s| run_subtest(file, s, options))
+        .collect();
+    FileResult {
+        path: file.path.clone(),
+        title: file.title.clone(),
+        profile: options.profile.name.clone(),
+        subtests,
+    }
+}
+
+/// Whether an expectation's tags include the profile.
+pub fn applies(tags: &[Tag], profile: &Profile) -> bool {
+    if tags.is_empty() {
+        return true;
+    }
+    let values = profile.values();
+    pub(super) fn matches(t: &Tag, profile: &Profile, values: &[(&str, String)]) -> bool {
+        match t {
+            Tag::Profile(name) => *name == profile.name,
+            Tag::Switch(name, value) => values.iter().any(|(n, v)| n == name && v == value),
+            Tag::All(all) => all.iter().all(|t| matches(t, profile, values)),
+        }
+    }
+    tags.iter().any(|t| matches(t, profile, &values))
+}
+
+/// A subtest part-way through: between lines, or driving the simulation for one. The
+/// explorer clones it at choice points.
+#[derive(Clone)]
+pub struct SubtestRun<'a> {
+    file: &'a ScenarioFile,
+    subtest: &'a Subtest,
+    replaying: bool,
+    pub world: World,
+    /// The next line to act on.
+    index: usize,
+    drive: Option<Drive>,
+    observations: BTreeMap<String, ObservationKey>,
+    expectations: Vec<ExpectationResult>,
+    /// (anchor, step) pairs an applicable `expect finding` covers.
+    expected_findings: BTreeSet<(String, String)>,
+    expected_uncaught: BTreeSet<String>,
+    messages: Vec<String>,
+    errored: bool,
+    /// Checks run after every unit of work (the explorer's invariants).
+    after_unit: Option<UnitCheck>,
+    /// `at`/`when` blocks whose trigger has not held yet, in the order their lines came.
+    triggers: Vec<&'a Action>,
+    /// The lines acted on end here: the subtest's end, or its serve point when serving.
+    end: usize,
+}
+
+/// A check run after every unit: `Some(message)` when it does not hold.
+pub type UnitCheck = fn(&World) -> Vec<String>;
+
+/// The simulation being driven for a line (`run`, `flush`, `step`, `observe ... =>`).
+#[derive(Clone, Copy, Debug)]
+struct Drive {
+    /// How far the clock may jump (`None`: not at all).
+    limit: Option<u64>,
+    /// Where the clock ends (`run 100ms`).
+    ends_at: Option<u64>,
+    /// How many units are left (`step N`).
+    steps_left: Option<u64>,
+    units: u64,
+    /// `observe DOC => outcome`: check the observation made by this line when the drive ends.
+    then_observe: Option<(ObservationKey, usize)>,
+}
+
+/// What a subtest needs next.
+pub enum Next {
+    /// Several units may run: somebody must choose.
+    Choice(Vec<Candidate>),
+    Done,
+}
+
+/// Runs one subtest in a fresh world.
+pub fn run_subtest(file: &ScenarioFile, subtest: &Subtest, options: &RunOptions) -> SubtestResult {
+    let mut run = SubtestRun::new(file, subtest, options);
+    while let Next::Choice(candidates) = run.advance() {
+        run.take(&candidates, None);
+    }
+    run.finish()
+}
+
+impl<'a> SubtestRun<'a> {
+    pub fn new(
+        file: &'a ScenarioFile,
+        subtest: &'a Subtest,
+        options: &RunOptions,
+    ) -> SubtestRun<'a> {
+        let mut world = World::new(options.profile.clone());
+        world.set_tracing(options.trace);
+        if let Some(s) = &options.schedule {
+            world.set_schedule(s.clone());
+        }
+        SubtestRun {
+            file,
+            subtest,
+            replaying: options.schedule.is_some(),
+            world,
+            index: 0,
+            drive: None,
+            observations: BTreeMap::new(),
+            expectations: Vec::new(),
+            expected_findings: BTreeSet::new(),
+            expected_uncaught: BTreeSet::new(),
+            messages: Vec::new(),
+            errored: false,
+            after_unit: None,
+            triggers: Vec::new(),
+            end: subtest.actions.len(),
+        }
+    }
+
+    /// Runs `check` after every unit of work; what it reports is added to the run's messages
+    /// (once per message) and fails the subtest.
+    pub fn check_after_every_unit(&mut self, check: UnitCheck) {
+        self.after_unit = Some(check);
+    }
+
+    /// The profile this run is under.
+    pub fn profile(&self) -> &Profile {
+        &self.world.profile
+    }
+
+    /// A hash of the run's state: the world's (see [`World::hash_state`]) and where the
+    /// subtest is (line, drive, expectation results so far, messages).
+    pub fn state_hash(&self) -> u128 {
+        use std::hash::Hash;
+        let mut h = StateHasher::default();
+        self.world.hash_state(&mut h);
+        self.index.hash(&mut h);
+        if let Some(d) = &self.drive {
+            (d.limit, d.ends_at, d.steps_left, d.units, d.then_observe).hash(&mut h);
+        }
+        self.observations.hash(&mut h);
+        self.expectations.hash(&mut h);
+        self.expected_findings.hash(&mut h);
+        self.expected_uncaught.hash(&mut h);
+        self.messages.hash(&mut h);
+        self.errored.hash(&mut h);
+        for t in &self.triggers {
+            t.line.hash(&mut h);
+        }
+        h.finish128()
+    }
+
+    fn unit_ran(&mut self) {
+        if let Some(check) = self.after_unit {
+            for m in check(&self.world) {
+                let m = format!("invariant violated: {m}");
+                if !self.messages.contains(&m) {
+                    self.messages.push(m);
+                }
+            }
+        }
+    }
+
+    /// Acts on lines and drives the simulation until a choice must be made or the subtest ends.
+    pub fn advance(&mut self) -> Next {
+        loop {
+            if self.errored {
+                return Next::Done;
+            }
+            if let Err(message) = self.fire_due_triggers() {
+                self.messages.push(message);
+                self.errored = true;
+                return Next::Done;
+            }
+            if let Some(drive) = self.drive {
+                if drive.steps_left == Some(0) {
+                    self.finish_drive();
+                    continue;
+                }
+                if drive.units >= UNIT_BUDGET {
+                    let e = RunError::Budget {
+                        units: UNIT_BUDGET,
+                        time: self.world.now(),
+                    };
+                    self.fail_line(e.to_string());
+                    return Next::Done;
+                }
+                if self.clock_to_next_at(drive.limit) {
+                    continue;
+                }
+                let candidates = self.world.next_candidates(drive.limit);
+                match candidates.len() {
+                    0 => self.finish_drive(),
+                    1 => {
+                        self.world.run_unit(candidates[0], None);
+                        self.count_unit();
+                        self.unit_ran();
+                    }
+                    _ => return Next::Choice(candidates),
+                }
+                continue;
+            }
+            if self.index >= self.end {
+                return Next::Done;
+            }
+            let Some(action) = self.subtest.actions.get(self.index) else {
+                return Next::Done;
+            };
+            if let Err(e) = self.act(action) {
+                self.fail_line(e.to_string());
+                return Next::Done;
+            }
+            if self.drive.is_none() {
+                self.index += 1;
+            }
+        }
+    }
+
+    /// Runs one of the candidates `advance` offered, chosen by `scheduler` (the explorer's),
+    /// or by the world's own schedule.
+    pub fn take(&mut self, candidates: &[Candidate], scheduler: Option<&mut dyn Scheduler>) {
+        match self.world.choose(candidates.len(), scheduler) {
+            Ok(note) => {
+                self.world.run_unit(candidates[note.taken], Some(note));
+                self.count_unit();
+                self.unit_ran();
+            }
+            Err(e) => self.fail_line(e.to_string()),
+        }
+    }
+
+    pub(super) fn count_unit(&mut self) {
+        if let Some(d) = self.drive.as_mut() {
+            d.units += 1;
+            if let Some(n) = d.steps_left.as_mut() {
+                *n -= 1;
+            }
+        }
+    }
+
+    pub(super) fn fail_line(&mut self, message: String) {
+        let line = self
+            .subtest
+            .actions
+            .get(self.index)
+            .map(|a| a.line)
+            .unwrap_or(self.subtest.line);
+        self.messages
+            .push(format!("{}:{line}: {message}", self.file.path));
+        self.errored = true;
+    }
+
+    pub(super) fn start_drive(
+        &mut self,
+        kind: RunKind,
+        then_observe: Option<(ObservationKey, usize)>,
+    ) {
+        let (limit, ends_at, steps_left) = match kind {
+            RunKind::Idle => (Some(u64::MAX), None, None),
+            RunKind::For(ms) => {
+                let until = self.world.now().saturating_add(ms);
+                (Some(until), Some(until), None)
+            }
+            RunKind::Flush => (None, None, None),
+            RunKind::Steps(n) => (Some(u64::MAX), None, Some(n)),
+        };
+        self.drive = Some(Drive {
+            limit,
+            ends_at,
+            steps_left,
+            units: 0,
+            then_observe,
+        });
+    }
+
+    pub(super) fn finish_drive(&mut self) {
+        let Some(drive) = self.drive.take() else {
+            return;
+        };
+        if let Some(until) = drive.ends_at {
+            self.world.advance_clock_to(until);
+        }
+        if let Some((o, index)) = drive.then_observe {
+            let action = &self.subtest.actions[index];
+            if let ActionKind::Observe {
+                expect: Some((outcome, _)),
+                ..
+            } = &action.kind
+            {
+                let actual = self
+                    .world
+                    .observation_result(o)
+                    .map(|r| r.outcome.name())
+                    .unwrap_or("not finished");
+                self.record(
+                    action,
+                    actual == outcome.name(),
+                    outcome.name().into(),
+                    actual.into(),
+                );
+            }
+        }
+        // The line that drove the simulation is done: the next line follows.
+        self.index += 1;
+    }
+
+    /// Ends the run: findings and uncaught errors no expectation acknowledged fail it.
+    pub fn finish(mut self) -> SubtestResult {
+        if !self.errored && self.replaying {
+            if let Err(e) = self.world.check_schedule_used() {
+                self.messages.push(e.to_string());
+                self.errored = true;
+            }
+        }
+        let mut unexpected = false;
+        for f in self.world.findings() {
+            if !self
+                .expected_findings
+                .contains(&(f.anchor.to_string(), f.step.to_string()))
+            {
+                self.messages.push(format!(
+                    "unexpected finding: {f} (acknowledge it with `expect finding {} {}`)",
+                    f.anchor, f.step
+                ));
+                unexpected = true;
+            }
+        }
+        for u in self.world.uncaught_errors() {
+            let name = u.error.split(':').next().unwrap_or("").to_string();
+            if !self.expected_uncaught.contains(&name) {
+                self.messages.push(format!(
+                    "{}:{}: uncaught {} in a script of {}",
+                    self.file.path, u.line, u.error, u.realm
+                ));
+                unexpected = true;
+            }
+        }
+        if let Some(check) = self.after_unit {
+            for m in check(&self.world) {
+                let m = format!("invariant violated at the end: {m}");
+                if !self.messages.contains(&m) {
+                    self.messages.push(m);
+                }
+            }
+        }
+        let unexpected = unexpected
+            || self
+                .messages
+                .iter()
+                .any(|m| m.starts_with("invariant violated"));
+        let failed = self.expectations.iter().any(|e| !e.passed && !e.sometimes) || unexpected;
+        let status = if self.errored {
+            Status::Error
+        } else if failed {
+            Status::Fail
+        } else {
+            Status::Pass
+        };
+        let outcome = self.outcome();
+        let world = self.world;
+        SubtestResult {
+            name: self.subtest.name.clone(),
+            line: self.subtest.line,
+            status,
+            messages: self.messages,
+            expectations: self.expectations,
+            schedule: world.recorded_schedule().to_string(),
+            choice_points: world.choice_points(),
+            units: world.units_run(),
+            time: world.now(),
+            findings: world.findings().to_vec(),
+            log: world.log().to_vec(),
+            coverage: world.coverage().clone(),
+            trace: world.trace.entries.clone(),
+            outcome,
+        }
+    }
+
+    /// The subtest being run.
+    pub fn subtest(&self) -> &'a Subtest {
+        self.subtest
+    }
+
+    /// The file being run.
+    pub fn file(&self) -> &'a ScenarioFile {
+        self.file
+    }
+
+    pub(super) fn doc(&self, name: &str) -> Result<DocumentKey, LineError> {
+        match self.world.lookup(name) {
+            Some(Value::Window(d)) => Ok(*d),
+            Some(_) => Err(LineError::NotADocument(name.into())),
+            None => Err(LineError::NoDocument(name.into())),
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! The `at` and `when` blocks of a subtest, and the hooks `webmcp-ref serve` drives a subtest
+//! with: its serve point, one step at a time, and when something is next due.
+
+use super::*;
+
+impl<'a> SubtestRun<'a> {
+    /// Runs the actions of every `at`/`when` block whose trigger holds now: `at` blocks in
+    /// time order, then `when` blocks, each in the order its line came. A failing action is
+    /// reported as `file:line: message` (its own line).
+    pub(super) fn fire_due_triggers(&mut self) -> Result<bool, String> {
+        let mut fired = false;
+        loop {
+            let now = self.world.now();
+            let due = self
+                .triggers
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| match &a.kind {
+                    ActionKind::Trigger {
+                        when: Trigger::At(ms),
+                        ..
+                    } if *ms <= now => Some((*ms, 0, i)),
+                    ActionKind::Trigger {
+                        when: Trigger::Exists(doc),
+                        ..
+                    } if matches!(self.world.lookup(doc), Some(Value::Window(_))) => {
+                        Some((0, 1, i))
+                    }
+                    _ => None,
+                })
+                .min();
+            let Some((_, _, i)) = due else {
+                return Ok(fired);
+            };
+            let trigger = self.triggers.remove(i);
+            fired = true;
+            if let ActionKind::Trigger { when, actions } = &trigger.kind {
+                let what = match when {
+                    Trigger::At(ms) => format!("at {ms}ms"),
+                    Trigger::Exists(doc) => format!("when {doc} exists"),
+                };
+                self.world
+                    .harness_note(|_| format!("the block of line {} runs ({what})", trigger.line));
+                for a in actions {
+                    self.act(a)
+                        .map_err(|e| format!("{}:{}: {e}", self.file.path, a.line))?;
+                }
+            }
+        }
+    }
+
+    /// The earliest `at` block still to come.
+    pub(super) fn next_at(&self) -> Option<u64> {
+        self.triggers
+            .iter()
+            .filter_map(|a| match &a.kind {
+                ActionKind::Trigger {
+                    when: Trigger::At(ms),
+                    ..
+                } => Some(*ms),
+                _ => None,
+            })
+            .min()
+    }
+
+    /// When nothing can run now and an `at` block is due within `limit`, no later than the
+    /// page's next timer, moves the clock to it (the block then runs before that timer).
+    pub(super) fn clock_to_next_at(&mut self, limit: Option<u64>) -> bool {
+        let Some(at) = self.next_at() else {
+            return false;
+        };
+        let within = limit.is_some_and(|l| at <= l);
+        let before_timers = self.world.next_timer_due().is_none_or(|t| at <= t);
+        if within && before_timers && self.world.candidates().is_empty() {
+            self.world.advance_clock_to(at);
+            return true;
+        }
+        false
+    }
+
+    /// Where `webmcp-ref serve` starts serving a subtest: at its `serve` line, or, without
+    /// one, at its first line that drives the simulation or expects something.
+    pub fn serve_point(subtest: &Subtest) -> usize {
+        subtest
+            .actions
+            .iter()
+            .position(|a| matches!(a.kind, ActionKind::Serve))
+            .or_else(|| {
+                subtest.actions.iter().position(|a| {
+                    matches!(
+                        a.kind,
+                        ActionKind::Run(_)
+                            | ActionKind::Expect(_)
+                            | ActionKind::Observe {
+                                expect: Some(_),
+                                ..
+                            }
+                    )
+                })
+            })
+            .unwrap_or(subtest.actions.len())
+    }
+
+    /// Serving: acts on the subtest's lines up to its serve point (driving the simulation
+    /// and checking expectations as `run` does). An error, or an expectation that does not
+    /// hold, is returned as the lines a report would print.
+    pub fn run_to_serve_point(&mut self) -> Result<(), Vec<String>> {
+        self.end = Self::serve_point(self.subtest);
+        while let Next::Choice(candidates) = self.advance() {
+            self.take(&candidates, None);
+        }
+        let mut problems = self.messages.clone();
+        for e in &self.expectations {
+            if !e.passed && !e.sometimes {
+                problems.push(format!(
+                    "{}:{}:{}: {} (expected {}, actual {})",
+                    self.file.path, e.line, e.column, e.text, e.expected, e.actual
+                ));
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// Serving: runs one unit of work, or the actions of one due `at`/`when` block, letting
+    /// the clock move no further than `limit` (`None`: not at all). `Ok(false)` when nothing
+    /// is left to do within it. A failing block action is an `Err` with its `file:line`; the
+    /// block is gone and serving can go on.
+    pub fn serve_step(&mut self, limit: Option<u64>) -> Result<bool, String> {
+        if self.fire_due_triggers()? {
+            return Ok(true);
+        }
+        if self.clock_to_next_at(limit) {
+            self.fire_due_triggers()?;
+            return Ok(true);
+        }
+        let candidates = self.world.next_candidates(limit);
+        match candidates.len() {
+            0 => return Ok(false),
+            1 => {
+                self.world.run_unit(candidates[0], None);
+                self.unit_ran();
+            }
+            _ => self.take(&candidates, None),
+        }
+        Ok(true)
+    }
+
+    /// The earliest time something is due: one of the page's timers, or an `at` block.
+    pub fn next_due(&self) -> Option<u64> {
+        match (self.world.next_timer_due(), self.next_at()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}

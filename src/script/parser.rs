@@ -1,0 +1,565 @@
+//! The page script's parser: statements and expressions, over the shared lexical layer
+//! ([`super::syntax`]). A scenario's parser uses it for the script inside its tasks and
+//! callbacks, with the names the subtest declares; [`parse_script`] accepts any name.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use super::ast::{Block, Branch, CallbackBody, Expr, LogPart, Stmt, StmtKind};
+use super::bindings::{is_error_name, Global, Spelling};
+use super::lexer::{lex, Tok, Token};
+use super::syntax::{build_tree, lex_line, logical_lines, Cursor, Line, ParseError, MAX_NESTING};
+use crate::host::value::{ErrorValue, Value};
+
+/// Names that exist without a declaration: a callback's parameters and the log.
+pub const IMPLICIT_NAMES: &[&str] = &["input", "options", "signal", "event", "value", "log"];
+
+/// What the parser knows while parsing a script: where it is, the names it may use, and the
+/// named script blocks.
+pub struct ScriptParser {
+    pub path: String,
+    /// Every name the subtest declares; `None` accepts any name.
+    pub names: Option<BTreeSet<String>>,
+    /// `script NAME:` blocks.
+    pub scripts: BTreeMap<String, Arc<Block>>,
+}
+
+/// Parses a block of script statements (as inside `task in DOC:`), for the library API: any
+/// name is accepted, and an unknown one is a ReferenceError when it runs.
+pub fn parse_script(source: &str) -> Result<Block, ParseError> {
+    let lines: Vec<String> = source.lines().map(str::to_owned).collect();
+    let lines = logical_lines("<script>", &lines)?;
+    let tree = build_tree("<script>", lines)?;
+    let ctx = ScriptParser {
+        path: "<script>".into(),
+        names: None,
+        scripts: BTreeMap::new(),
+    };
+    ctx.block(&tree, 1)
+}
+
+impl ScriptParser {
+    pub(crate) fn error(&self, line: u32, column: u32, message: String) -> ParseError {
+        ParseError {
+            path: self.path.clone(),
+            line,
+            column,
+            message,
+        }
+    }
+
+    pub(crate) fn block(&self, lines: &[Line], line: u32) -> Result<Block, ParseError> {
+        let mut stmts = Vec::new();
+        for l in lines {
+            let toks = lex_line(&self.path, l)?;
+            let mut p = Cursor::new(&self.path, &toks, l);
+            stmts.push(self.statement(&mut p, l)?);
+        }
+        Ok(Block { line, stmts })
+    }
+
+    /// A block opened by a line ending in `:`: its indented lines, or the rest of the line.
+    pub(crate) fn block_after_colon(
+        &self,
+        p: &mut Cursor,
+        line: &Line,
+    ) -> Result<Arc<Block>, ParseError> {
+        p.punct(":")?;
+        if p.at_end() {
+            if line.children.is_empty() {
+                return Err(p.error_here(
+                    "expected statements after `:`, on the same line or indented below".into(),
+                ));
+            }
+            return Ok(Arc::new(self.block(&line.children, line.line)?));
+        }
+        if !line.children.is_empty() {
+            return Err(p.error_here(
+                "a block is either on the line after `:` or indented below it, not both".into(),
+            ));
+        }
+        let stmt = self.statement(p, line)?;
+        Ok(Arc::new(Block {
+            line: line.line,
+            stmts: vec![stmt],
+        }))
+    }
+
+    pub(crate) fn no_children(&self, line: &Line, what: &str) -> Result<(), ParseError> {
+        match line.children.first() {
+            Some(c) => Err(self.error(
+                c.line,
+                c.column,
+                format!("unexpected indented line: `{what}` takes no block"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    pub(crate) fn check_name(&self, p: &Cursor, name: &str) -> Result<(), ParseError> {
+        let Some(names) = &self.names else {
+            return Ok(());
+        };
+        if names.contains(name) || IMPLICIT_NAMES.contains(&name) || self.scripts.contains_key(name)
+        {
+            return Ok(());
+        }
+        let list: Vec<&str> = names.iter().map(String::as_str).collect();
+        Err(p.error_prev(format!(
+            "unknown name `{name}`; the names in this subtest are: {}",
+            if list.is_empty() {
+                "(none)".to_string()
+            } else {
+                list.join(", ")
+            }
+        )))
+    }
+
+    /// A script statement.
+    pub(crate) fn statement(&self, p: &mut Cursor, line: &Line) -> Result<Stmt, ParseError> {
+        let (sline, scolumn) = p.position();
+        let kind = self.statement_kind(p, line)?;
+        if !matches!(
+            kind,
+            StmtKind::After { .. }
+                | StmtKind::On { .. }
+                | StmtKind::Then { .. }
+                | StmtKind::SetHandler { body: Some(_), .. }
+        ) {
+            p.end()?;
+            self.no_children(line, "this statement")?;
+        }
+        Ok(Stmt {
+            line: sline,
+            column: scolumn,
+            kind,
+        })
+    }
+
+    pub(crate) fn statement_kind(
+        &self,
+        p: &mut Cursor,
+        line: &Line,
+    ) -> Result<StmtKind, ParseError> {
+        let kw = match p.peek() {
+            Some(Token {
+                tok: Tok::Ident(k), ..
+            }) => k.clone(),
+            _ => String::new(),
+        };
+        match kw.as_str() {
+            "log" => {
+                p.next_token();
+                let parts = match p.peek().map(|t| t.tok.clone()) {
+                    Some(Tok::Str(s)) => {
+                        let tok = p.next_token().cloned();
+                        self.template(&s, tok.as_ref())?
+                    }
+                    _ => vec![LogPart::Expr(self.expr(p)?)],
+                };
+                Ok(StmtKind::Log(parts))
+            }
+            "return" => {
+                p.next_token();
+                let e = if p.at_end() {
+                    Expr::Literal(Value::Undefined)
+                } else {
+                    self.expr(p)?
+                };
+                Ok(StmtKind::Return(e))
+            }
+            "throw" => {
+                p.next_token();
+                Ok(StmtKind::Throw(self.expr(p)?))
+            }
+            "resolve" | "reject" => {
+                p.next_token();
+                let target = self.postfix(p)?;
+                let value = if p.eat_keyword("with") {
+                    self.expr(p)?
+                } else {
+                    Expr::Literal(Value::Undefined)
+                };
+                Ok(if kw == "resolve" {
+                    StmtKind::Resolve { target, value }
+                } else {
+                    StmtKind::Reject { target, value }
+                })
+            }
+            "remove" => {
+                p.next_token();
+                Ok(StmtKind::Remove(self.postfix(p)?))
+            }
+            "navigate" => {
+                p.next_token();
+                let from = self.postfix(p)?;
+                p.keyword("to")?;
+                let url = p.url()?;
+                p.keyword("as")?;
+                let label = p.ident("a name for the new document")?;
+                let keep_in_bfcache = p.eat_keyword("bfcache");
+                Ok(StmtKind::Navigate {
+                    from,
+                    url,
+                    label,
+                    keep_in_bfcache,
+                })
+            }
+            "after" => {
+                p.next_token();
+                let ms = p.duration()?;
+                let body = self.block_after_colon(p, line)?;
+                Ok(StmtKind::After { ms, body })
+            }
+            "on" => {
+                p.next_token();
+                let target = self.postfix(p)?;
+                let event = p.ident("an event name (toolchange, toolactivated, toolcancel, abort) or fulfilled, rejected, settled")?;
+                let branch = match event.as_str() {
+                    "fulfilled" => Some(Branch::Fulfilled),
+                    "rejected" => Some(Branch::Rejected),
+                    "settled" => Some(Branch::Settled),
+                    _ => None,
+                };
+                if let Some(branch) = branch {
+                    let bind = if p.eat_keyword("as") {
+                        Some(p.ident("a name for the settled value")?)
+                    } else {
+                        None
+                    };
+                    let body = self.block_after_colon(p, line)?;
+                    return Ok(StmtKind::Then {
+                        promise: target,
+                        branch,
+                        bind,
+                        body,
+                    });
+                }
+                let once = p.eat_keyword("once");
+                let body = self.block_after_colon(p, line)?;
+                Ok(StmtKind::On {
+                    target,
+                    event,
+                    once,
+                    body,
+                })
+            }
+            "set" => {
+                p.next_token();
+                let target = self.primary(p)?;
+                p.punct(".")?;
+                let attr = p.ident("an event handler attribute such as ontoolchange")?;
+                let Some(event) = attr.strip_prefix("on").filter(|e| !e.is_empty()) else {
+                    return Err(p.error_prev(format!("`{attr}` is not an event handler attribute (ontoolchange, ontoolactivated, ontoolcancel)")));
+                };
+                let event = event.to_string();
+                if p.eat_punct("=") {
+                    p.keyword("null")?;
+                    return Ok(StmtKind::SetHandler {
+                        target,
+                        event,
+                        body: None,
+                    });
+                }
+                let body = self.block_after_colon(p, line)?;
+                Ok(StmtKind::SetHandler {
+                    target,
+                    event,
+                    body: Some(body),
+                })
+            }
+            _ => {
+                let bind = if matches!(
+                    p.toks.get(p.pos + 1),
+                    Some(Token {
+                        tok: Tok::Punct("="),
+                        ..
+                    })
+                ) {
+                    let name = p.ident("a name")?;
+                    p.punct("=")?;
+                    Some(name)
+                } else {
+                    None
+                };
+                let awaited = p.eat_keyword("await");
+                if p.at_end() {
+                    return Err(p.error_expected("an expression"));
+                }
+                let expr = self.expr(p)?;
+                Ok(StmtKind::Eval {
+                    bind,
+                    awaited,
+                    expr,
+                })
+            }
+        }
+    }
+
+    /// `"text {expr} text"`: the braces hold a name or member path.
+    pub(crate) fn template(
+        &self,
+        s: &str,
+        tok: Option<&Token>,
+    ) -> Result<Vec<LogPart>, ParseError> {
+        let (line, column) = tok.map(|t| (t.line, t.column)).unwrap_or((0, 0));
+        let mut parts = Vec::new();
+        let mut rest = s;
+        while let Some(open) = rest.find('{') {
+            if open > 0 {
+                parts.push(LogPart::Text(rest[..open].to_string()));
+            }
+            let Some(close) = rest[open..].find('}') else {
+                return Err(self.error(
+                    line,
+                    column,
+                    "a `{` in the log text is not closed with `}`".into(),
+                ));
+            };
+            let inner = &rest[open + 1..open + close];
+            let positions: Vec<(u32, u32)> =
+                (0..inner.chars().count()).map(|_| (line, column)).collect();
+            let toks = lex(inner, &positions).map_err(|e| self.error(line, column, e.message))?;
+            let fake = Line {
+                indent: 0,
+                text: inner.into(),
+                positions,
+                line,
+                column,
+                children: Vec::new(),
+            };
+            let mut p = Cursor::new(&self.path, &toks, &fake);
+            let e = self.postfix(&mut p)?;
+            p.end()?;
+            parts.push(LogPart::Expr(e));
+            rest = &rest[open + close + 1..];
+        }
+        if !rest.is_empty() {
+            parts.push(LogPart::Text(rest.to_string()));
+        }
+        Ok(parts)
+    }
+
+    pub(crate) fn expr(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
+        self.postfix(p)
+    }
+
+    pub(crate) fn postfix(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
+        let mut e = self.primary(p)?;
+        loop {
+            if p.eat_punct(".") {
+                let name = p.ident("a property or method name")?;
+                if p.eat_punct("(") {
+                    let args = self.args(p)?;
+                    e = Expr::Call {
+                        target: Box::new(e),
+                        method: name,
+                        args,
+                    };
+                } else {
+                    e = Expr::Member(Box::new(e), name);
+                }
+            } else if p.peek_punct("[") && !p.tags_follow() {
+                p.next_token();
+                let index = self.expr(p)?;
+                p.punct("]")?;
+                e = Expr::Index(Box::new(e), Box::new(index));
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    pub(crate) fn args(&self, p: &mut Cursor) -> Result<Vec<Expr>, ParseError> {
+        let mut args = Vec::new();
+        if p.eat_punct(")") {
+            return Ok(args);
+        }
+        loop {
+            args.push(self.expr(p)?);
+            if p.eat_punct(")") {
+                return Ok(args);
+            }
+            p.punct(",")?;
+        }
+    }
+
+    pub(crate) fn primary(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
+        // Brackets nest by recursion: a limit keeps a hostile file from exhausting the stack.
+        p.depth += 1;
+        if p.depth > MAX_NESTING {
+            return Err(p.error_here(format!("brackets nest more than {MAX_NESTING} deep")));
+        }
+        let e = self.primary_inner(p);
+        p.depth -= 1;
+        e
+    }
+
+    pub(crate) fn primary_inner(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
+        let Some(tok) = p.next_token().cloned() else {
+            return Err(p.error_expected("a value"));
+        };
+        Ok(match tok.tok {
+            Tok::Number(n) => Expr::Literal(Value::number(n)),
+            Tok::Str(s) => Expr::Literal(Value::String(s)),
+            Tok::Url(u) => Expr::Literal(Value::String(u)),
+            Tok::Duration(ms) => Expr::Literal(Value::number(ms as f64)),
+            Tok::Punct("(") => {
+                let e = self.expr(p)?;
+                p.punct(")")?;
+                e
+            }
+            Tok::Punct("[") => {
+                let mut items = Vec::new();
+                if !p.eat_punct("]") {
+                    loop {
+                        items.push(self.expr(p)?);
+                        if p.eat_punct("]") {
+                            break;
+                        }
+                        p.punct(",")?;
+                        if p.eat_punct("]") {
+                            break;
+                        }
+                    }
+                }
+                literal_or(Expr::Array(items))
+            }
+            Tok::Punct("{") => {
+                let mut props = Vec::new();
+                if !p.eat_punct("}") {
+                    loop {
+                        let key = match p.next_token().map(|t| t.tok.clone()) {
+                            Some(Tok::Ident(k)) | Some(Tok::Str(k)) => k,
+                            _ => return Err(p.error_prev("expected a property name".into())),
+                        };
+                        p.punct(":")?;
+                        // A tool's `execute` takes the callback forms.
+                        let value = if key == "execute" {
+                            self.callback(p)?
+                        } else {
+                            self.expr(p)?
+                        };
+                        props.push((key, value));
+                        if p.eat_punct("}") {
+                            break;
+                        }
+                        p.punct(",")?;
+                        if p.eat_punct("}") {
+                            break;
+                        }
+                    }
+                }
+                literal_or(Expr::Object(props))
+            }
+            Tok::Ident(word) => self.word(p, word)?,
+            other => return Err(p.error_prev(format!("expected a value, found {other}"))),
+        })
+    }
+
+    pub(crate) fn word(&self, p: &mut Cursor, word: String) -> Result<Expr, ParseError> {
+        Ok(match word.as_str() {
+            "true" => Expr::Literal(Value::Bool(true)),
+            "false" => Expr::Literal(Value::Bool(false)),
+            "null" => Expr::Literal(Value::Null),
+            "undefined" => Expr::Literal(Value::Undefined),
+            // Outside `execute:`, `pending` is a promise that never settles.
+            "pending" => Expr::Global {
+                name: "Pending".into(),
+                args: Vec::new(),
+            },
+            "returns" | "throws" => {
+                p.punct("(")?;
+                let e = self.expr(p)?;
+                p.punct(")")?;
+                Expr::Callback(if word == "returns" {
+                    CallbackBody::Returns(Box::new(e))
+                } else {
+                    CallbackBody::Throws(Box::new(e))
+                })
+            }
+            "Promise" | "AbortSignal" if p.peek_punct(".") && !self.declared(&word) => {
+                p.punct(".")?;
+                let method = p.ident("a method name")?;
+                let full = format!("{word}.{method}");
+                let dotted = || {
+                    Global::ALL
+                        .iter()
+                        .filter(|g| g.spelling() == Spelling::Dotted)
+                        .map(|g| g.name())
+                };
+                if !dotted().any(|name| name == full) {
+                    return Err(p.error_prev(format!(
+                        "unknown function `{full}`; expected {}",
+                        dotted().collect::<Vec<_>>().join(", ")
+                    )));
+                }
+                p.punct("(")?;
+                Expr::Global {
+                    name: full,
+                    args: self.args(p)?,
+                }
+            }
+            _ if p.peek_punct("(")
+                && (Global::parse(&word).is_some_and(|g| g.spelling() == Spelling::Call)
+                    || is_error_name(&word)) =>
+            {
+                p.punct("(")?;
+                Expr::Global {
+                    name: word,
+                    args: self.args(p)?,
+                }
+            }
+            _ => {
+                if let Some(block) = self.scripts.get(&word) {
+                    return Ok(Expr::Callback(CallbackBody::Script(block.clone())));
+                }
+                if is_error_name(&word) && !self.declared(&word) {
+                    return Ok(Expr::Literal(Value::error(ErrorValue::named(&word, ""))));
+                }
+                self.check_name(p, &word)?;
+                Expr::Name(word)
+            }
+        })
+    }
+
+    /// A callback: `returns(v)`, `throws(v)`, `pending`, or a script's name (or any expression
+    /// whose value is a function).
+    pub(crate) fn callback(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
+        if p.eat_keyword("pending") {
+            return Ok(Expr::Callback(CallbackBody::Pending));
+        }
+        self.expr(p)
+    }
+
+    pub(crate) fn declared(&self, name: &str) -> bool {
+        self.names.as_ref().is_some_and(|n| n.contains(name))
+    }
+}
+
+/// An array or object whose members are all literals is itself a literal.
+fn literal_or(e: Expr) -> Expr {
+    match &e {
+        Expr::Array(items) => {
+            let lits: Option<Vec<Value>> = items
+                .iter()
+                .map(|i| match i {
+                    Expr::Literal(v) => Some(v.clone()),
+                    _ => None,
+                })
+                .collect();
+            lits.map(|v| Expr::Literal(Value::Array(v))).unwrap_or(e)
+        }
+        Expr::Object(props) => {
+            let lits: Option<Vec<(String, Value)>> = props
+                .iter()
+                .map(|(k, i)| match i {
+                    Expr::Literal(v) => Some((k.clone(), v.clone())),
+                    _ => None,
+                })
+                .collect();
+            lits.map(|v| Expr::Literal(Value::Object(v))).unwrap_or(e)
+        }
+        _ => e,
+    }
+}
