@@ -17,7 +17,7 @@ use url::Url;
 use webmcp_ref::host::origin::Origin;
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
-use webmcp_ref::webmcp::{NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, TOOL_IS_VISIBLE_TO_AN_ORIGIN};
+use webmcp_ref::webmcp::{NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, TOOL_IS_EXPOSED_TO_AN_ORIGIN};
 use webmcp_ref::DocumentKey;
 
 /// A toolchange listener of `doc` that logs "LABEL toolchange".
@@ -205,29 +205,29 @@ fn notify_documents_of_a_tool_change_step_3_1_a_removed_iframe_is_not_notified()
 }
 
 #[test]
-fn tool_is_visible_to_an_origin_step_1_same_origin() {
+fn tool_is_exposed_to_an_origin_step_1_same_origin() {
     let mut sim = Sim::new("spec");
     let a = origin("https://a.test/");
     assert!(sim
         .w
-        .tool_is_visible_to_an_origin(&a, &[], &origin("https://a.test:443/x")));
-    assert!(sim.reached(&TOOL_IS_VISIBLE_TO_AN_ORIGIN, "1"));
-    assert!(!sim.reached(&TOOL_IS_VISIBLE_TO_AN_ORIGIN, "2"));
+        .tool_is_exposed_to_an_origin(&a, &[], &origin("https://a.test:443/x")));
+    assert!(sim.reached(&TOOL_IS_EXPOSED_TO_AN_ORIGIN, "1"));
+    assert!(!sim.reached(&TOOL_IS_EXPOSED_TO_AN_ORIGIN, "2"));
 }
 
 #[test]
-fn tool_is_visible_to_an_origin_step_2_1_exposed_origin() {
+fn tool_is_exposed_to_an_origin_step_2_1_exposed_origin() {
     let mut sim = Sim::new("spec");
     let a = origin("https://a.test/");
     let exposed = [origin("https://c.test/"), origin("https://b.test/")];
     assert!(sim
         .w
-        .tool_is_visible_to_an_origin(&a, &exposed, &origin("https://b.test/page")));
-    assert!(sim.reached(&TOOL_IS_VISIBLE_TO_AN_ORIGIN, "2.1"));
+        .tool_is_exposed_to_an_origin(&a, &exposed, &origin("https://b.test/page")));
+    assert!(sim.reached(&TOOL_IS_EXPOSED_TO_AN_ORIGIN, "2.1"));
 }
 
 #[test]
-fn tool_is_visible_to_an_origin_step_3_otherwise_not_visible() {
+fn tool_is_exposed_to_an_origin_step_3_otherwise_not_visible() {
     let mut sim = Sim::new("spec");
     let a = origin("https://a.test/");
     let exposed = [origin("https://b.test/")];
@@ -240,9 +240,9 @@ fn tool_is_visible_to_an_origin_step_3_otherwise_not_visible() {
     ] {
         assert!(
             !sim.w
-                .tool_is_visible_to_an_origin(&a, &exposed, &origin(target)),
+                .tool_is_exposed_to_an_origin(&a, &exposed, &origin(target)),
             "{target}"
         );
     }
-    assert!(sim.reached(&TOOL_IS_VISIBLE_TO_AN_ORIGIN, "3"));
+    assert!(sim.reached(&TOOL_IS_EXPOSED_TO_AN_ORIGIN, "3"));
 }

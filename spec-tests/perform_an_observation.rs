@@ -143,9 +143,9 @@ fn perform_an_observation_step_7_covers_every_inclusive_descendant_document_in_t
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), 4);
-    // The tool's origin goes with it (the spec's advisement).
-    assert_eq!(map[3].tools[0].origin, "https://b.test");
-    assert_eq!(map[0].tools[0].origin, "https://a.test");
+    // 7.4: the document's origin goes with its tools (the observed tool collection).
+    assert_eq!(map[3].origin, "https://b.test");
+    assert_eq!(map[0].origin, "https://a.test");
 }
 
 #[test]
@@ -169,8 +169,9 @@ fn perform_an_observation_step_7_3_an_observed_tool_carries_its_definition() {
     assert_eq!(t.title.as_deref(), Some("Look up"));
     assert_eq!(t.description, "d");
     assert_eq!(t.input_schema, r#"{"type":"object"}"#);
-    assert!(t.read_only_hint);
-    assert!(!t.untrusted_content_hint);
+    let a = t.annotations.expect("annotations were given");
+    assert!(a.read_only_hint);
+    assert!(!a.untrusted_content_hint);
 }
 
 #[test]

@@ -395,7 +395,10 @@ fn register_tool_steps_14_15_take_the_hints_from_the_annotations() {
     let hints: Vec<(String, bool, bool)> = observed.tool_map.unwrap()[0]
         .tools
         .iter()
-        .map(|t| (t.name.clone(), t.read_only_hint, t.untrusted_content_hint))
+        .map(|t| {
+            let a = t.annotations.unwrap_or_default();
+            (t.name.clone(), a.read_only_hint, a.untrusted_content_hint)
+        })
         .collect();
     assert_eq!(
         hints,

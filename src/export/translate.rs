@@ -517,8 +517,8 @@ impl<'a> Translator<'a> {
                 ))
             }
             ActionKind::Observe { name, expect, .. } => {
-                if let Some((_, tags)) = expect {
-                    if !applies(tags, self.profile) {
+                if let Some(e) = expect {
+                    if !applies(&e.tags, self.profile) {
                         return Ok(());
                     }
                 }

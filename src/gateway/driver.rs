@@ -916,7 +916,7 @@ impl<'a> Driver<'a> {
                 &t.input_schema,
             )
                 .hash(&mut h);
-            (t.read_only_hint, t.untrusted_content_hint).hash(&mut h);
+            t.annotations.hash(&mut h);
         });
         h.finish()
     }
@@ -936,8 +936,8 @@ impl<'a> Driver<'a> {
                 title: t.title.clone(),
                 description: t.description.clone(),
                 input_schema: t.input_schema.clone(),
-                read_only: t.read_only_hint,
-                untrusted_content: t.untrusted_content_hint,
+                read_only: t.annotations.is_some_and(|a| a.read_only_hint),
+                untrusted_content: t.annotations.is_some_and(|a| a.untrusted_content_hint),
                 origin: d.origin.serialize(),
                 url: d.url.to_string(),
             });
@@ -1051,11 +1051,12 @@ impl<'a> Driver<'a> {
                 }
                 let line = format!("  - description: {}", a.page(&t.description));
                 a.line(line);
-                let line = format!("  - origin: {}", a.page(&t.origin));
+                let line = format!("  - origin: {}", a.page(&doc.origin));
                 a.line(line);
+                let hints = t.annotations.unwrap_or_default();
                 a.line(format!(
                     "  - annotations: readOnlyHint={}, untrustedContentHint={}",
-                    t.read_only_hint, t.untrusted_content_hint
+                    hints.read_only_hint, hints.untrusted_content_hint
                 ));
                 if t.input_schema.is_empty() {
                     a.line("  - input schema: none");
@@ -1229,7 +1230,8 @@ impl<'a> Driver<'a> {
                 continue;
             };
             let outcome = match &self.world().webmcp().executions[call.execution].outcome {
-                Some(Ok(result)) => Ok(result.clone()),
+                // A null result (the execution navigated its document) reads as an empty one.
+                Some(Ok(result)) => Ok(result.clone().unwrap_or_default()),
                 Some(Err(e)) => Err(if e.message.is_empty() {
                     e.name.clone()
                 } else {

@@ -22,16 +22,19 @@ pub enum TimerKind<U: Upper> {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timer<U: Upper> {
-    /// Virtual time, in milliseconds, at which it expires.
+    /// Virtual time, in milliseconds, at which it expires (while it is counting).
     pub due: u64,
     pub seq: u64,
     pub kind: TimerKind<U>,
+    /// A `setTimeout()` timer of a document that is not fully active does not count: how
+    /// many milliseconds it still has to wait once the document is fully active again.
+    pub paused: Option<u64>,
 }
 
 // The sequence number is left out, as for tasks.
 impl<U: Upper> std::hash::Hash for Timer<U> {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        (self.due, &self.kind).hash(h);
+        (self.due, &self.kind, self.paused).hash(h);
     }
 }
 
@@ -40,14 +43,59 @@ impl<U: Upper> HostState<U> {
     pub(crate) fn add_timer(&mut self, delay: u64, kind: TimerKind<U>) -> TimerKey {
         let seq = self.next_seq();
         let due = self.now.saturating_add(delay);
-        let key = self.timers.insert(Timer { due, seq, kind });
+        let key = self.timers.insert(Timer {
+            due,
+            seq,
+            kind,
+            paused: None,
+        });
         self.timer_index.insert((due, seq, key));
         key
     }
 
+    /// HTML's "run steps after a timeout" waits until the document has been fully active for
+    /// the timeout, not necessarily consecutively: a timer of a document that stops being fully
+    /// active (it enters the back/forward cache, or a document it is in does) stops counting,
+    /// and counts on from where it was when the document is fully active again.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/timers-and-user-prompts.html#run-steps-after-a-timeout>
+    pub(crate) fn pause_or_resume_timers(&mut self) {
+        let changes: Vec<(TimerKey, bool)> = self
+            .timers
+            .iter()
+            .filter_map(|(key, t)| match &t.kind {
+                TimerKind::SetTimeout { document, .. } => {
+                    let active = self.is_fully_active(*document);
+                    match (t.paused.is_some(), active) {
+                        (false, false) => Some((key, false)),
+                        (true, true) => Some((key, true)),
+                        _ => None,
+                    }
+                }
+                TimerKind::Webmcp(_) => None,
+            })
+            .collect();
+        for (key, resume) in changes {
+            let now = self.now;
+            let t = &mut self.timers[key];
+            let (due, seq) = (t.due, t.seq);
+            if resume {
+                let remaining = t.paused.take().unwrap_or(0);
+                t.due = now.saturating_add(remaining);
+                let due = t.due;
+                self.timer_index.insert((due, seq, key));
+            } else {
+                t.paused = Some(due.saturating_sub(now));
+                self.timer_index.remove(&(due, seq, key));
+            }
+        }
+    }
+
     pub(crate) fn remove_timer(&mut self, key: TimerKey) {
         if let Some(t) = self.timers.remove(key) {
-            self.timer_index.remove(&(t.due, t.seq, key));
+            if t.paused.is_none() {
+                self.timer_index.remove(&(t.due, t.seq, key));
+            }
         }
     }
 

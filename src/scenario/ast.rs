@@ -119,8 +119,9 @@ pub enum ActionKind {
     Observe {
         doc: String,
         name: String,
-        /// `observe top => timed-out`: run, then expect this outcome.
-        expect: Option<(WaitOutcome, Vec<Tag>)>,
+        /// `observe top => timed-out [after 5000ms]`: run, then expect this outcome (and how
+        /// long the wait took).
+        expect: Option<ObserveExpect>,
     },
     Expect(Expectation),
     /// `serve`: where `webmcp-ref serve` hands the world to agents; nothing under `run`.
@@ -192,10 +193,23 @@ pub enum ExpectKind {
         outcome: WaitOutcome,
         after: Option<u64>,
     },
-    /// `expect o.tools == {top: ["a"], child: []}`
+    /// `expect o.tools == {top: ["a"], child: []}`, or `== none`: the observation returned
+    /// early, with no tool map (`None`).
     ObservationTools {
         name: String,
-        tools: Vec<(String, Vec<String>)>,
+        tools: Option<Vec<(String, Vec<String>)>>,
+    },
+    /// `expect o pending`: the observation has not finished (its wait goes on, or it has not
+    /// started).
+    ObservationPending {
+        name: String,
+    },
+    /// `expect o started at 100ms` / `expect o ended at 5100ms`: when the AI agent queue began
+    /// and finished it.
+    ObservationTime {
+        name: String,
+        which: ObservationMoment,
+        ms: u64,
     },
     /// `expect finding perform-an-observation 2`
     Finding {
@@ -216,4 +230,29 @@ pub struct Expectation {
     /// schedule; a single run does not fail on it.
     pub sometimes: bool,
     pub kind: ExpectKind,
+}
+
+/// What an `observe DOC => OUTCOME [after Nms] [tags]` line expects.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObserveExpect {
+    pub outcome: WaitOutcome,
+    /// How long the wait must have taken.
+    pub after: Option<u64>,
+    pub tags: Vec<Tag>,
+}
+
+/// Which moment of an observation an expectation reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObservationMoment {
+    Started,
+    Ended,
+}
+
+impl ObservationMoment {
+    pub fn name(self) -> &'static str {
+        match self {
+            ObservationMoment::Started => "started",
+            ObservationMoment::Ended => "ended",
+        }
+    }
 }

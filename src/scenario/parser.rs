@@ -407,13 +407,22 @@ impl SubtestParser {
                 if p.eat_punct("=>") {
                     p.in_expectation = true;
                     let outcome = self.outcome(&mut p)?;
+                    let after = if p.eat_keyword("after") {
+                        Some(p.duration()?)
+                    } else {
+                        None
+                    };
                     let tags = self.tags(&mut p)?;
                     p.end()?;
                     self.no_children(line, "observe")?;
                     return Ok(ActionKind::Observe {
                         doc,
                         name: format!("observation at line {}", line.line),
-                        expect: Some((outcome, tags)),
+                        expect: Some(ObserveExpect {
+                            outcome,
+                            after,
+                            tags,
+                        }),
                     });
                 }
                 p.keyword("as")?;

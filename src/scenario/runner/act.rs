@@ -129,8 +129,8 @@ impl<'a> SubtestRun<'a> {
             }
             ActionKind::Observe { doc, name, expect } => {
                 // `observe top => outcome [tags]` is a line for the tagged profiles only.
-                if let Some((_, tags)) = expect {
-                    if !applies(tags, &profile) {
+                if let Some(e) = expect {
+                    if !applies(&e.tags, &profile) {
                         return Ok(());
                     }
                 }

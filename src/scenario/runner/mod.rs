@@ -427,21 +427,24 @@ impl<'a> SubtestRun<'a> {
         if let Some((o, index)) = drive.then_observe {
             let action = &self.subtest.actions[index];
             if let ActionKind::Observe {
-                expect: Some((outcome, _)),
-                ..
+                expect: Some(e), ..
             } = &action.kind
             {
-                let actual = self
-                    .world
-                    .observation_result(o)
-                    .map(|r| r.outcome.name())
-                    .unwrap_or("not finished");
-                self.record(
-                    action,
-                    actual == outcome.name(),
-                    outcome.name().into(),
-                    actual.into(),
-                );
+                let (passed, actual) = match self.world.observation_result(o) {
+                    None => (false, "not finished".to_string()),
+                    Some(r) => (
+                        r.outcome == e.outcome && e.after.is_none_or(|ms| ms == r.waited_ms),
+                        match e.after {
+                            Some(_) => format!("{} after {}ms", r.outcome.name(), r.waited_ms),
+                            None => r.outcome.name().to_string(),
+                        },
+                    ),
+                };
+                let expected = match e.after {
+                    Some(ms) => format!("{} after {ms}ms", e.outcome.name()),
+                    None => e.outcome.name().to_string(),
+                };
+                self.record(action, passed, expected, actual);
             }
         }
         // The line that drove the simulation is done: the next line follows.
