@@ -142,6 +142,28 @@ enum Command {
         #[arg(long = "virtual")]
         virtual_clock: bool,
     },
+    /// Compare a Bikeshed source of the WebMCP text (its index.bs) with the engine's
+    /// algorithm tables and with the digest of the text the engine last matched, and name the
+    /// subtests that reach each step that changed. Exit 0 when there is nothing to say, 1 with
+    /// findings, 2 on bad input.
+    SpecCheck {
+        file: PathBuf,
+        /// Compare with this digest instead of the engine's own.
+        #[arg(long)]
+        digest: Option<PathBuf>,
+        /// Write FILE's digest here instead of comparing (once the engine follows FILE).
+        #[arg(long, value_name = "PATH")]
+        write_digest: Option<PathBuf>,
+        /// The source the written digest names (a commit id; default: FILE's name).
+        #[arg(long, requires = "write_digest")]
+        source: Option<String>,
+        /// Scenario files or folders searched for subtests reaching a changed step (default:
+        /// the bundled wpt-mirror/), each under every named profile.
+        #[arg(long = "scenarios", value_name = "PATH")]
+        scenarios: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: SimpleFormat,
+    },
     /// The named profiles and every switch, with its values and where it comes from.
     Profiles {
         #[arg(long, value_enum, default_value = "human")]
@@ -679,6 +701,80 @@ fn execute(cli: Cli) -> Result<u8, BadInput> {
             };
             write!(stdout, "{}", browser::report::render(&run, output))?;
             Ok(if run.passed() { 0 } else { 1 })
+        }
+        Command::SpecCheck {
+            file,
+            digest,
+            write_digest,
+            source,
+            scenarios,
+            format,
+        } => {
+            use webmcp_ref::speccheck;
+            let read = |path: &PathBuf| {
+                std::fs::read_to_string(path)
+                    .map_err(|e| BadInput(format!("{}: {e}", path.display())))
+            };
+            let text = read(&file)?;
+            let at_file = |e: speccheck::ParseError| {
+                BadInput(format!(
+                    "{}:{}:{}: {}",
+                    file.display(),
+                    e.line,
+                    e.column,
+                    e.message
+                ))
+            };
+            if let Some(out) = write_digest {
+                let spec = speccheck::parse_bs(&text).map_err(at_file)?;
+                let name = source.unwrap_or_else(|| {
+                    file.file_name()
+                        .map_or("unknown".into(), |n| n.to_string_lossy().into_owned())
+                });
+                std::fs::write(&out, speccheck::Digest::from_spec(&spec, &name).to_string())
+                    .map_err(|e| BadInput(format!("{}: {e}", out.display())))?;
+                writeln!(
+                    stdout,
+                    "wrote the digest of {} ({} algorithms) to {}",
+                    file.display(),
+                    spec.algorithms.len(),
+                    out.display()
+                )?;
+                return Ok(0);
+            }
+            let digest = match digest {
+                Some(path) => speccheck::Digest::parse(&read(&path)?).map_err(|e| {
+                    BadInput(format!("{}:{}:1: {}", path.display(), e.line, e.message))
+                })?,
+                None => speccheck::digest()?,
+            };
+            let report = match speccheck::check_against(&text, &digest) {
+                Ok(r) => r,
+                Err(speccheck::CheckError::Source(e)) => return Err(at_file(e)),
+                Err(e) => return Err(BadInput(e.to_string())),
+            };
+            let mut changes = speccheck::changed_steps(&report);
+            let profiles: Vec<Profile> = NAMED_PROFILES
+                .iter()
+                .map(|p| Profile::named(p.name))
+                .collect::<Result<_, _>>()?;
+            if !changes.is_empty() {
+                let files = load_all(scenarios)?;
+                speccheck::find_reaching(&mut changes, &files, &profiles);
+            }
+            match format {
+                SimpleFormat::Human => write!(
+                    stdout,
+                    "{report}{}",
+                    speccheck::changes_human(&changes, profiles.len())
+                )?,
+                SimpleFormat::Json => writeln!(
+                    stdout,
+                    "{}",
+                    serde_json::to_string_pretty(&speccheck::report_json(&report, &changes))?
+                )?,
+            }
+            Ok(if report.is_clean() { 0 } else { 1 })
         }
         Command::Profiles { format } => {
             match format {

@@ -146,12 +146,13 @@ algorithm!(
     ["1", "2", "3", "4", "5", "5.1", "5.2", "5.3", "5.4", "5.5", "6", "7"]
 );
 algorithm!(
-    /// The task "notify documents of a tool change" queues: fire `toolchange` at the
-    /// document's `ModelContext`.
+    /// The task "notify documents of a tool change" queues (its step 3.3): fire `toolchange`
+    /// at the document's `ModelContext`. The text writes it inline; the engine records the
+    /// task's run as a step of its own so that a trace shows when the event fired.
     TOOLCHANGE_EVENT,
     BASE + 12,
-    WebMcp,
-    "dom-modelcontext-ontoolchange",
+    WebMcpEngineDefined,
+    "fire-toolchange",
     "fire toolchange (the task notify queues)",
     ["1"]
 );
