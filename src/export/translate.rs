@@ -395,12 +395,16 @@ impl<'a> Translator<'a> {
                 self.doc(realm)?;
                 let behaviour = match kind {
                     ThenableKind::Keep => String::new(),
-                    ThenableKind::Resolves(e) => {
-                        format!(", {{resolves: {}}}", self.expr(e, &[], Mode::Script)?)
-                    }
-                    ThenableKind::Rejects(e) => {
-                        format!(", {{rejects: {}}}", self.expr(e, &[], Mode::Script)?)
-                    }
+                    ThenableKind::Resolves(e, after) => format!(
+                        ", {{resolves: {}{}}}",
+                        self.expr(e, &[], Mode::Script)?,
+                        after.map_or(String::new(), |ms| format!(", after: {ms}"))
+                    ),
+                    ThenableKind::Rejects(e, after) => format!(
+                        ", {{rejects: {}{}}}",
+                        self.expr(e, &[], Mode::Script)?,
+                        after.map_or(String::new(), |ms| format!(", after: {ms}"))
+                    ),
                     ThenableKind::Throws(e) => {
                         format!(", {{throws: {}}}", self.expr(e, &[], Mode::Script)?)
                     }

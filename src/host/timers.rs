@@ -4,7 +4,8 @@
 
 use super::callback::Callback;
 use super::event_loop::{EventLoops, TaskAction, TaskSource};
-use super::keys::{DocumentKey, TimerKey};
+use super::keys::{DocumentKey, ResolverKey, TimerKey};
+use super::value::Value;
 use super::seam::Upper;
 use super::{Host, HostState};
 
@@ -16,8 +17,30 @@ pub enum TimerKind<U: Upper> {
         document: DocumentKey,
         callback: Callback,
     },
+    /// The timer a scenario's thenable sets in its `then` (`thenable t in d resolves v after
+    /// 100ms`): a `setTimeout()` of its realm whose callback calls one of the resolving
+    /// functions `then` was given.
+    ThenCallback {
+        document: DocumentKey,
+        resolver: ResolverKey,
+        reject: bool,
+        value: Value,
+    },
     /// A timeout the specification above set (the seam).
     Webmcp(U::Timer),
+}
+
+impl<U: Upper> TimerKind<U> {
+    /// The document of a timer the page's script set (`setTimeout()` counts only while its
+    /// document is fully active, and goes with it).
+    fn script_document(&self) -> Option<DocumentKey> {
+        match self {
+            TimerKind::SetTimeout { document, .. } | TimerKind::ThenCallback { document, .. } => {
+                Some(*document)
+            }
+            TimerKind::Webmcp(_) => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,16 +86,13 @@ impl<U: Upper> HostState<U> {
         let changes: Vec<(TimerKey, bool)> = self
             .timers
             .iter()
-            .filter_map(|(key, t)| match &t.kind {
-                TimerKind::SetTimeout { document, .. } => {
-                    let active = self.is_fully_active(*document);
-                    match (t.paused.is_some(), active) {
-                        (false, false) => Some((key, false)),
-                        (true, true) => Some((key, true)),
-                        _ => None,
-                    }
+            .filter_map(|(key, t)| {
+                let active = self.is_fully_active(t.kind.script_document()?);
+                match (t.paused.is_some(), active) {
+                    (false, false) => Some((key, false)),
+                    (true, true) => Some((key, true)),
+                    _ => None,
                 }
-                TimerKind::Webmcp(_) => None,
             })
             .collect();
         for (key, resume) in changes {
@@ -104,7 +124,7 @@ impl<U: Upper> HostState<U> {
         let gone: Vec<TimerKey> = self
             .timers
             .iter()
-            .filter(|(_, t)| matches!(&t.kind, TimerKind::SetTimeout { document, .. } if *document == doc))
+            .filter(|(_, t)| t.kind.script_document() == Some(doc))
             .map(|(k, _)| k)
             .collect();
         for t in gone {
@@ -125,6 +145,9 @@ pub trait Timers: Host {
             TimerKind::SetTimeout { document, .. } => {
                 format!("timer of {} expires", self.label(*document))
             }
+            TimerKind::ThenCallback { document, .. } => {
+                format!("timer a thenable of {} set expires", self.label(*document))
+            }
             TimerKind::Webmcp(step) => self.describe_timer_step(step),
         }
     }
@@ -138,6 +161,20 @@ pub trait Timers: Host {
             TimerKind::SetTimeout { document, callback } => {
                 self.queue_global_task(document, TaskSource::Timer, TaskAction::Script(callback))
             }
+            TimerKind::ThenCallback {
+                document,
+                resolver,
+                reject,
+                value,
+            } => self.queue_global_task(
+                document,
+                TaskSource::Timer,
+                TaskAction::CallResolver {
+                    resolver,
+                    reject,
+                    value,
+                },
+            ),
             TimerKind::Webmcp(step) => self.run_timer_step(step),
         }
     }

@@ -58,9 +58,12 @@ pub struct Policy {
 /// How a scenario's thenable answers `then`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ThenableKind {
+    /// Keeps the resolving functions for a later `resolve NAME`.
     Keep,
-    Resolves(Expr),
-    Rejects(Expr),
+    /// Resolves at once, or (with a delay) from a timer its `then` sets.
+    Resolves(Expr, Option<u64>),
+    /// Rejects at once, or from a timer.
+    Rejects(Expr, Option<u64>),
     Throws(Expr),
 }
 

@@ -303,9 +303,11 @@ impl SubtestParser {
                 p.keyword("in")?;
                 let realm = self.document_name(&mut p)?;
                 let kind = if p.eat_keyword("resolves") {
-                    ThenableKind::Resolves(self.expr(&mut p)?)
+                    let value = self.expr(&mut p)?;
+                    ThenableKind::Resolves(value, self.then_delay(&mut p)?)
                 } else if p.eat_keyword("rejects") {
-                    ThenableKind::Rejects(self.expr(&mut p)?)
+                    let value = self.expr(&mut p)?;
+                    ThenableKind::Rejects(value, self.then_delay(&mut p)?)
                 } else if p.eat_keyword("throws") {
                     ThenableKind::Throws(self.expr(&mut p)?)
                 } else {
@@ -639,6 +641,15 @@ impl SubtestParser {
             url::Url::parse(url).map_err(|e| p.error_prev(format!("`{url}` is not a URL: {e}")))?;
         let mut n = 0;
         Ok(crate::host::origin::Origin::of_url(&parsed, &mut n))
+    }
+
+    /// A thenable's `after 100ms`: its `then` sets a timer that settles it.
+    fn then_delay(&self, p: &mut Cursor) -> Result<Option<u64>, ParseError> {
+        if p.eat_keyword("after") {
+            Ok(Some(p.duration()?))
+        } else {
+            Ok(None)
+        }
     }
 
     pub(crate) fn document_name(&self, p: &mut Cursor) -> Result<String, ParseError> {
