@@ -272,6 +272,15 @@ pub trait Navigables: Host {
         for child in children {
             self.destroy_navigable(child);
         }
+        // HTML's "destroy a document" runs the unloading document cleanup steps too. A document
+        // destroyed right after being unloaded (a navigation without the cache, a removed
+        // iframe, a closed page) already ran them, and nothing can have run in between, so
+        // they are not run twice; a document destroyed in the back/forward cache ran them when
+        // it entered the cache, and may have gathered state since (a tool execution queued
+        // for it), so they run again, for a document that has no node navigable.
+        if self.documents[doc].in_bfcache {
+            self.unloading_document_cleanup_steps(doc);
+        }
         self.documents[doc].destroyed = true;
         self.documents[doc].in_bfcache = false;
         // Tasks whose document is destroyed can never run: the queues drop them.

@@ -5,8 +5,8 @@
 use super::callback::Callback;
 use super::event_loop::{EventLoops, TaskAction, TaskSource};
 use super::keys::{DocumentKey, ResolverKey, TimerKey};
-use super::value::Value;
 use super::seam::Upper;
+use super::value::Value;
 use super::{Host, HostState};
 
 /// What a timer does when it expires.

@@ -264,21 +264,22 @@ pub trait ExecuteTool: WebMcpHost {
         let (caller, target) = (e.caller, e.target);
         // 16.1. The target must be in the caller's traversable navigable (Issue #227: across
         //       top-level documents of one browsing context group is an open question). A
-        //       target that is no longer active has no node navigable (text-reading).
+        //       target that is not its navigable's active document has no node navigable
+        //       (text-reading): as intended, a document in the back/forward cache is in the
+        //       traversable it was last in (the note under step 16.13 expects the execution to
+        //       wait for its restore), and a destroyed one is in none.
         let caller_traversable = self.traversable_of(caller);
-        let target_traversable = match self.node_navigable(target) {
-            Some(n) => Some(self.navigables[n].traversable),
-            None => match self.switches().text_reading {
-                // A detached target is in no traversable: it is not in the caller's.
-                TextReading::AsIntended => None,
-                TextReading::AsWritten => {
-                    self.finding(&EXECUTE_TOOL, "16.1", Some(target), format!(
-                        "{} has no node navigable (it is no longer its navigable's active document), so \"its node navigable's traversable navigable\" does not exist",
-                        self.label(target)
-                    ));
-                    return;
-                }
-            },
+        let target_traversable = if self.documents[target].destroyed
+            && self.switches().text_reading == TextReading::AsIntended
+        {
+            None
+        } else {
+            match self.traversable_of_active_or_last(&EXECUTE_TOOL, "16.1", target) {
+                Some(t) => Some(t),
+                // As written, the step cannot be carried out: the finding says why.
+                None if self.switches().text_reading == TextReading::AsWritten => return,
+                None => None,
+            }
         };
         if target_traversable != Some(caller_traversable) {
             step!(
