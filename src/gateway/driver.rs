@@ -35,7 +35,7 @@ use crate::host::keys::{DocumentKey, NavigableKey, SignalKey};
 use crate::host::promise::PromiseState;
 use crate::host::value::Value;
 use crate::prelude::*;
-use crate::scenario::runner::{RunOptions, SubtestRun};
+use crate::scenario::runner::{NotServable, RunOptions, SubtestRun};
 use crate::scenario::ScenarioFile;
 use crate::webmcp::readiness::WaitOutcome;
 use crate::webmcp::{ExecutionKey, ObservationKey};
@@ -75,7 +75,7 @@ pub enum ServeError {
         names: String,
     },
     #[error("the lines before the serve point do not hold:\n{0}")]
-    Setup(String),
+    Setup(NotServable),
     #[error("the gateway's driver thread could not start: {0}")]
     Thread(String),
 }
@@ -202,7 +202,7 @@ impl Gateway {
                 };
                 let mut run = SubtestRun::new(&file, subtest, &run_options);
                 if let Err(problems) = run.run_to_serve_point() {
-                    let _ = ready_tx.send(Err(ServeError::Setup(problems.join("\n"))));
+                    let _ = ready_tx.send(Err(ServeError::Setup(problems)));
                     return;
                 }
                 let served = Served {

@@ -170,11 +170,7 @@ impl<'a> SubtestRun<'a> {
             Some(StmtKind::Resolve { target, .. }) | Some(StmtKind::Reject { target, .. }) => {
                 target
             }
-            _ => {
-                return Err(LineError::Unreadable(
-                    "a task that settles a promise names no promise to settle".into(),
-                ))
-            }
+            _ => return Err(LineError::NothingToSettle),
         };
         match self.eval(target)? {
             Value::Promise(p) => Ok(self.world.promise(p).realm),
