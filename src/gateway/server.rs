@@ -13,7 +13,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 
 use super::answers::Reply;
-use super::driver::Gateway;
+use super::handle::Gateway;
 use super::tools::{self, PageTool, CALL, OBSERVE, WAIT_FOR};
 
 /// The MCP server of one served world.
