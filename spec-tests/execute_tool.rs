@@ -15,7 +15,7 @@
 //! Cancel a tool: 2 abort the tool's signal; 3 `toolcancel` at the Window, then the
 //! ModelContext.
 
-mod common;
+use crate::common;
 
 use common::{tool, Sim};
 #[allow(unused_imports)]
