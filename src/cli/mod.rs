@@ -86,6 +86,8 @@ pub fn main() -> ExitCode {
     };
     match done.and_then(|exit| out.flush().map(|()| exit).map_err(CliError::Output)) {
         Ok(exit) => ExitCode::from(exit.code()),
+        // An output that could not be written, or a server that stopped, ends with the status
+        // of bad input: what the run came to reached no one.
         Err(e) => {
             eprintln!("webmcp-ref: {e}");
             ExitCode::from(Exit::BadInput.code())
@@ -107,6 +109,7 @@ pub enum Exit {
 }
 
 impl Exit {
+    /// The process's exit status.
     pub fn code(self) -> u8 {
         match self {
             Exit::Held => 0,
@@ -116,6 +119,7 @@ impl Exit {
         }
     }
 
+    /// [`Exit::Held`] when everything passed, else [`Exit::Failed`].
     pub fn held_if(passed: bool) -> Exit {
         if passed {
             Exit::Held
@@ -164,17 +168,11 @@ pub enum CliError {
     #[error(transparent)]
     BadInput(#[from] BadInput),
     /// The output could not be written (a reader that went away is no error: see [`Output`]).
-    #[error(transparent)]
-    Output(io::Error),
+    #[error("writing the output: {0}")]
+    Output(#[from] io::Error),
     /// The MCP server of `serve` stopped.
     #[error(transparent)]
     Transport(#[from] TransportError),
-}
-
-impl From<io::Error> for CliError {
-    fn from(e: io::Error) -> CliError {
-        CliError::Output(e)
-    }
 }
 
 /// The standard output. When its reader goes away (`webmcp-ref run | head`), the rest of the
@@ -243,6 +241,7 @@ pub enum SimpleFormat {
     Json,
 }
 
+/// `--profile a,b` and `--set SWITCH=VALUE`, for the commands that run under several profiles.
 #[derive(clap::Args)]
 pub struct ProfileArgs {
     /// Profile(s) to run under, comma-separated (see `webmcp-ref profiles`).

@@ -29,6 +29,7 @@ pub struct Omit {
     pub why: String,
 }
 
+/// An [`Omit`] of a kind, saying why.
 pub fn omit(kind: &'static str, why: impl Into<String>) -> Omit {
     Omit {
         kind,
@@ -53,6 +54,7 @@ pub struct JsCode {
 }
 
 impl JsCode {
+    /// No statements yet, indented `depth` levels (a function's body one more than its head).
     pub fn at_depth(depth: usize) -> JsCode {
         JsCode {
             lines: Vec::new(),
