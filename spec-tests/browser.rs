@@ -3,7 +3,7 @@
 //! beside the engine's. These need the browser, so they are ignored by default:
 //!
 //! ```sh
-//! cargo test --test browser -- --ignored
+//! cargo test --test spec-tests -- --ignored browser::
 //! ```
 //!
 //! WEBMCP_REF_BROWSER names another browser binary (default /usr/bin/chromium).

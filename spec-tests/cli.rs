@@ -155,3 +155,31 @@ fn profiles_lists_every_switch_and_profile() {
         assert!(out.contains(name), "{name} missing from:\n{out}");
     }
 }
+
+/// A reader that goes away before the output is written (`webmcp-ref run | head -0`) ends the
+/// output quietly: the exit status is still the run's, and nothing is said about the pipe.
+#[test]
+fn a_closed_stdout_ends_the_output_quietly_with_the_runs_exit_status() {
+    let path = scratch(
+        "closed.scn",
+        "title: t\nsubtest \"s\"\n  page top https://a.test/\n  expect top.toolsReady == false\n",
+    );
+    for (args, status) in [
+        (vec!["run", "-v", path.as_str()], 1),
+        (vec!["trace", path.as_str()], 1),
+        (vec!["profiles"], 0),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_webmcp-ref"))
+            .args(&args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("the binary ends");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(status), "{args:?}: {err}");
+        assert_eq!(err, "", "{args:?}");
+    }
+}

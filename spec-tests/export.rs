@@ -1,6 +1,6 @@
 //! `webmcp-ref export-wpt`: each scenario of spec-tests/golden/export/ (one construct each)
 //! exports to the checked-in `.https.html` beside it, byte for byte. After a deliberate change
-//! to the exporter, `UPDATE_GOLDEN=1 cargo test --test export` rewrites them; review the diff.
+//! to the exporter, `UPDATE_GOLDEN=1 cargo test --test spec-tests -- export::` rewrites them; review the diff.
 
 use std::path::{Path, PathBuf};
 
@@ -89,7 +89,7 @@ fn each_construct_exports_to_its_golden_file() {
     }
     assert!(
         failures.is_empty(),
-        "{}\n(UPDATE_GOLDEN=1 cargo test --test export rewrites the golden files)",
+        "{}\n(UPDATE_GOLDEN=1 cargo test --test spec-tests -- export:: rewrites the golden files)",
         failures.join("\n")
     );
 }

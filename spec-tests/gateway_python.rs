@@ -8,7 +8,7 @@
 //! the environment's interpreter:
 //!
 //! ```sh
-//! WEBMCP_REF_PYTHON=.venv/bin/python cargo test --test gateway_python -- --ignored
+//! WEBMCP_REF_PYTHON=.venv/bin/python cargo test --test spec-tests -- --ignored gateway_python::
 //! ```
 
 use std::process::Command;

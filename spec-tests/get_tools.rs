@@ -6,7 +6,7 @@
 //! collect every tool of the caller's tree whose owner is allowed to use "tools", is of one of
 //! fromOrigins, and which is visible to the caller, 7.3 resolve from a webmcp task.
 
-mod common;
+use crate::common;
 
 use common::{tool, Sim};
 #[allow(unused_imports)]

@@ -10,7 +10,7 @@
 //! "tools", 3.3 if the tool is visible to its origin, queue a webmcp task to fire `toolchange`.
 //! Visible: 1 same origin; 2 (2.1) exposed to it; 3 otherwise not.
 
-mod common;
+use crate::common;
 
 use common::{tool, Sim};
 use url::Url;

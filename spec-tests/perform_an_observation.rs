@@ -9,7 +9,7 @@
 //! active document, 7.2 its unique ID, 7.3 its tool map's values; 8-9 implementation-defined
 //! additions, and exposing the tool map to the browser agent.
 
-mod common;
+use crate::common;
 
 use common::{observed_tools, tool, Sim};
 #[allow(unused_imports)]

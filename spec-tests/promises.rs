@@ -8,7 +8,7 @@
 //! <https://tc39.es/ecma262/#sec-newpromisereactionjob>,
 //! <https://html.spec.whatwg.org/multipage/webappapis.html#hostenqueuepromisejob>
 
-mod common;
+use crate::common;
 
 use common::Sim;
 use webmcp_ref::host::promise::ThenBehaviour;

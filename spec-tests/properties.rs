@@ -19,7 +19,7 @@
 //! in and out of the bfcache under `spec` (64 cases), random operations under a random named
 //! profile (64 cases).
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;

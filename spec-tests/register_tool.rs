@@ -9,7 +9,7 @@
 //! parser and potentially trustworthy origin); 22 the tool map; 23 in parallel: notify (23.1)
 //! and resolve (23.2); 24 return.
 
-mod common;
+use crate::common;
 
 use common::{tool, Sim};
 use webmcp_ref::host::navigable::DocumentOptions;

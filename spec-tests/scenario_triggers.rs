@@ -199,7 +199,7 @@ subtest "s"
     )
     .unwrap();
     let mut run = SubtestRun::new(&file, &file.subtests[0], &RunOptions::default());
-    let problems = run.run_to_serve_point().unwrap_err();
+    let problems = run.run_to_serve_point().unwrap_err().problems;
     assert!(
         problems[0].starts_with("t.scn:5:3: expect top.tools"),
         "{problems:?}"

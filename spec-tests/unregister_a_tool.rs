@@ -6,7 +6,7 @@
 //! return; 4 the tool's exposed origins; 5 remove it; 6 in parallel, notify documents of a tool
 //! change (6.1, which the registry-toolchange and readiness-toolchange switches shape).
 
-mod common;
+use crate::common;
 
 use common::{tool, Sim};
 #[allow(unused_imports)]

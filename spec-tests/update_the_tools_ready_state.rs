@@ -11,7 +11,7 @@
 //! (coalesced, the reviewer's proposal) a queued task compares the state with the last one
 //! notified: 4.1 nothing when equal, 4.2 remember it, 4.3 notify.
 
-mod common;
+use crate::common;
 
 use common::Sim;
 use webmcp_ref::host::navigable::{DocumentOptions, Lifecycle};

@@ -9,7 +9,7 @@
 //! timeout, a navigation, or destruction; 5 navigated or destroyed: return "navigated"; 6
 //! return "ready" (after readiness or the timeout).
 
-mod common;
+use crate::common;
 
 use common::Sim;
 #[allow(unused_imports)]

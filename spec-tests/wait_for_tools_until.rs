@@ -9,7 +9,7 @@
 //! 5.1 remove, 5.2 update (switch settle-updates-tools-ready); 6 react: 6.1 fulfilled, 6.2
 //! rejected, both running settleSteps in the realm of the ModelContext.
 
-mod common;
+use crate::common;
 
 use common::Sim;
 use webmcp_ref::host::promise::ThenBehaviour;

@@ -1,9 +1,6 @@
 //! What every spec-test file shares: a world with tracing on, and short names for the actions a
 //! test takes (open a page, add an iframe, queue a task of script, run) and for what it reads
 //! back (toolsReady, the pending set, promise states, the log, coverage).
-//!
-//! Each spec-test file is its own crate and uses only part of this module.
-#![allow(dead_code)]
 
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;

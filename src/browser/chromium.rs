@@ -43,20 +43,34 @@ pub enum PageOutcome {
     Failed(String),
 }
 
+/// Why the browser's version could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum VersionError {
+    #[error("{browser}: {error}")]
+    NotRun {
+        browser: String,
+        error: std::io::Error,
+    },
+    #[error("{browser} --version failed: {stderr}")]
+    Failed { browser: String, stderr: String },
+}
+
 /// The browser's version line (`Chromium 156.0.8078.108 ...`).
-pub fn version(browser: &Path) -> Result<String, String> {
+pub fn version(browser: &Path) -> Result<String, VersionError> {
     let out = Command::new(browser)
         .arg("--version")
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("{}: {e}", browser.display()))?;
+        .map_err(|error| VersionError::NotRun {
+            browser: browser.display().to_string(),
+            error,
+        })?;
     let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if !out.status.success() || text.is_empty() {
-        return Err(format!(
-            "{} --version failed: {}",
-            browser.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        return Err(VersionError::Failed {
+            browser: browser.display().to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
     }
     Ok(text
         .lines()

@@ -66,7 +66,7 @@ pub enum DiffError {
     #[error("{path}: {reason}")]
     Io { path: String, reason: String },
     #[error("the browser: {0}")]
-    Browser(String),
+    Browser(#[from] chromium::VersionError),
 }
 
 /// How output is rendered.
@@ -238,7 +238,7 @@ pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<Dif
         reason: e.to_string(),
     })?;
     let known = known::parse(&options.known.display().to_string(), &known_text)?;
-    let version = chromium::version(&options.browser).map_err(DiffError::Browser)?;
+    let version = chromium::version(&options.browser)?;
 
     let exported: Vec<ExportedFile> = files
         .iter()

@@ -14,7 +14,18 @@ pub struct Invariant {
     pub name: &'static str,
     pub holds_under: &'static str,
     pub applies: fn(&World) -> bool,
-    pub check: fn(&World) -> Result<(), String>,
+    pub check: fn(&World) -> Result<(), Violation>,
+}
+
+/// How a world breaks an invariant, in a sentence about the state it found.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Violation(pub String);
+
+impl From<&str> for Violation {
+    fn from(what: &str) -> Violation {
+        Violation(what.into())
+    }
 }
 
 /// Every invariant.
@@ -33,10 +44,10 @@ pub const INVARIANTS: &[Invariant] = &[
                 let pending = w.pending_tool_readiness_promises(key);
                 let ready = w.tools_ready(key);
                 if ready != (pending == 0) {
-                    return Err(format!(
+                    return Err(Violation(format!(
                         "{} has tools-ready {ready} with {pending} pending tool readiness promise(s)",
                         d.label
-                    ));
+                    )));
                 }
             }
             Ok(())
@@ -62,10 +73,10 @@ pub const INVARIANTS: &[Invariant] = &[
             let timeout = w.switches().tools_ready_timeout_ms;
             for (_, waiter) in &w.webmcp().waiters {
                 if w.now.saturating_sub(waiter.started_at) > timeout {
-                    return Err(format!(
+                    return Err(Violation(format!(
                         "a wait for tools to be ready begun at {} ms is still on at {} ms (timeout {timeout} ms)",
                         waiter.started_at, w.now
-                    ));
+                    )));
                 }
             }
             Ok(())
@@ -111,7 +122,10 @@ pub const INVARIANTS: &[Invariant] = &[
                     EventTargetRef::Signal(s) => &w.signals[s].listeners,
                 };
                 if !list.contains(&key) {
-                    return Err(format!("a {} listener is in no target's list", l.event_type));
+                    return Err(Violation(format!(
+                        "a {} listener is in no target's list",
+                        l.event_type
+                    )));
                 }
             }
             Ok(())

@@ -13,8 +13,18 @@
 //! test waits that long plus a margin that never reaches the next timer (see
 //! resources/webmcp-ref.js, `run`). What a page cannot do by itself is left out, with a
 //! comment naming the line, and the subtest's name says so (see [`translate`]).
+//!
+//! - [`translate`]: a subtest's lines, as the statements of its `promise_test`;
+//! - `expectations`: an expectation as a check;
+//! - `drives`: the timing of each `run` and `flush`;
+//! - `scene`: what the test page holds at a line, for the page script's emission
+//!   (`crate::script::emit`), which writes the scripts;
+//! - [`origins`]: the scenario's origins, and how the test maps them.
 
-pub mod js;
+mod drives;
+mod expectations;
+pub mod origins;
+mod scene;
 pub mod translate;
 
 use std::io;
@@ -24,6 +34,7 @@ use serde::Serialize;
 
 use crate::engine::profile::Profile;
 use crate::scenario::ast::ScenarioFile;
+use crate::script::js;
 pub use translate::LeftOut;
 
 /// The test's helper: the world of the exported subtests (frames, tasks, names, the log, the

@@ -7,8 +7,6 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
-
 use super::answers::Answer;
 use super::tools::mcp_tool_name;
 use crate::engine::profile::Profile;
@@ -22,14 +20,39 @@ use crate::script::ast::{Block, CallbackBody, Expr, StmtKind};
 use crate::webmcp::switches::ReadinessToolchange;
 use crate::webmcp::{ModelContextKey, ToolchangeCount};
 
-/// Every condition, in the order the tool's schema lists them.
-pub const CONDITIONS: [&str; 5] = [
-    "tools-ready",
-    "tool",
-    "tool-gone",
-    "navigation",
-    "toolchange",
-];
+/// The name of each condition, in the order the tool's schema lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConditionName {
+    ToolsReady,
+    Tool,
+    ToolGone,
+    Navigation,
+    Toolchange,
+}
+
+impl ConditionName {
+    pub const ALL: [ConditionName; 5] = [
+        ConditionName::ToolsReady,
+        ConditionName::Tool,
+        ConditionName::ToolGone,
+        ConditionName::Navigation,
+        ConditionName::Toolchange,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ConditionName::ToolsReady => "tools-ready",
+            ConditionName::Tool => "tool",
+            ConditionName::ToolGone => "tool-gone",
+            ConditionName::Navigation => "navigation",
+            ConditionName::Toolchange => "toolchange",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<ConditionName> {
+        ConditionName::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
 
 /// The default wait, and the range a given `timeoutMs` is clamped to.
 pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
@@ -90,13 +113,14 @@ pub enum Condition {
 
 impl Condition {
     pub fn name(&self) -> &'static str {
-        match self {
-            Condition::ToolsReady => "tools-ready",
-            Condition::Tool(_) => "tool",
-            Condition::ToolGone(_) => "tool-gone",
-            Condition::Navigation(_) => "navigation",
-            Condition::Toolchange(_) => "toolchange",
-        }
+        let name = match self {
+            Condition::ToolsReady => ConditionName::ToolsReady,
+            Condition::Tool(_) => ConditionName::Tool,
+            Condition::ToolGone(_) => ConditionName::ToolGone,
+            Condition::Navigation(_) => ConditionName::Navigation,
+            Condition::Toolchange(_) => ConditionName::Toolchange,
+        };
+        name.name()
     }
 
     /// The condition in the agent's own words (its arguments), for answers.
@@ -137,25 +161,49 @@ impl Support {
         }
     }
 
-    /// The conditions offered, in schema order.
+    /// Whether the served world offers a condition.
+    pub fn offers(&self, condition: ConditionName) -> bool {
+        match condition {
+            ConditionName::Navigation => self.navigation,
+            ConditionName::ToolsReady
+            | ConditionName::Tool
+            | ConditionName::ToolGone
+            | ConditionName::Toolchange => true,
+        }
+    }
+
+    /// The names of the conditions offered, in schema order.
     pub fn conditions(&self) -> Vec<&'static str> {
-        CONDITIONS
-            .iter()
-            .copied()
-            .filter(|c| *c != "navigation" || self.navigation)
+        ConditionName::ALL
+            .into_iter()
+            .filter(|c| self.offers(*c))
+            .map(ConditionName::name)
             .collect()
     }
 }
 
+/// Whether any of the lines can navigate a page: a navigation line, or a script that can.
 fn actions_navigate(actions: &[Action]) -> bool {
     actions.iter().any(|a| match &a.kind {
         ActionKind::Navigate { .. } | ActionKind::Back(_) | ActionKind::Close(_) => true,
         ActionKind::Task { block, .. } => block_navigates(block),
         ActionKind::Trigger { actions, .. } => actions_navigate(actions),
-        _ => false,
+        // The values these lines build cannot hold a script (no callback is written in them).
+        ActionKind::Page { .. }
+        | ActionKind::Frame { .. }
+        | ActionKind::Promise { .. }
+        | ActionKind::Thenable { .. }
+        | ActionKind::Controller { .. }
+        | ActionKind::Run(_)
+        | ActionKind::Remove(_)
+        | ActionKind::Lifecycle { .. }
+        | ActionKind::Observe { .. }
+        | ActionKind::Expect(_)
+        | ActionKind::Serve => false,
     })
 }
 
+/// Whether a script, or a callback written in it, can start a navigation.
 fn block_navigates(block: &Block) -> bool {
     block.stmts.iter().any(|s| match &s.kind {
         StmtKind::Navigate { .. } => true,
@@ -165,16 +213,25 @@ fn block_navigates(block: &Block) -> bool {
         StmtKind::SetHandler {
             body: Some(body), ..
         } => block_navigates(body),
+        StmtKind::SetHandler { body: None, .. } => false,
         StmtKind::Eval { expr, .. } | StmtKind::Return(expr) | StmtKind::Throw(expr) => {
             expr_navigates(expr)
         }
-        _ => false,
+        // The values settled and removed are read, not run.
+        StmtKind::Log(_)
+        | StmtKind::Resolve { .. }
+        | StmtKind::Reject { .. }
+        | StmtKind::Remove(_) => false,
     })
 }
 
+/// Whether an expression holds a callback whose script can start a navigation.
 fn expr_navigates(e: &Expr) -> bool {
     match e {
         Expr::Callback(CallbackBody::Script(block)) => block_navigates(block),
+        Expr::Callback(
+            CallbackBody::Returns(_) | CallbackBody::Throws(_) | CallbackBody::Pending,
+        ) => false,
         Expr::Call { target, args, .. } => {
             expr_navigates(target) || args.iter().any(expr_navigates)
         }
@@ -182,181 +239,8 @@ fn expr_navigates(e: &Expr) -> bool {
         Expr::Object(props) => props.iter().any(|(_, e)| expr_navigates(e)),
         Expr::Member(target, _) => expr_navigates(target),
         Expr::Index(a, b) => expr_navigates(a) || expr_navigates(b),
-        _ => false,
+        Expr::Literal(_) | Expr::Name(_) => false,
     }
-}
-
-/// Which page a tool acts on: by name (the `page NAME` of the scenario, or its current top
-/// document's name) or by id (1 for the first page opened); the first open page by default.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PageRef {
-    pub name: Option<String>,
-    pub id: Option<u64>,
-}
-
-/// A `webmcp_wait_for` call, checked.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WaitArgs {
-    pub condition: Condition,
-    pub timeout_ms: u64,
-    pub page: PageRef,
-}
-
-/// Reads `page` / `pageId`.
-pub fn page_ref(args: &Map<String, Value>) -> Result<PageRef, String> {
-    let name = match args.get("page") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
-        Some(Value::String(_)) => {
-            return Err(
-                "`page` is blank: give a page's name, or leave it out for the first page".into(),
-            )
-        }
-        Some(other) => {
-            return Err(format!(
-                "`page` must be a string (a page's name), not {other}"
-            ))
-        }
-    };
-    let id = match args.get("pageId") {
-        None | Some(Value::Null) => None,
-        Some(Value::Number(n)) => match n.as_u64() {
-            Some(id) if id >= 1 => Some(id),
-            _ => {
-                return Err(format!(
-                    "`pageId` must be a whole number from 1 (the first page opened), not {n}"
-                ))
-            }
-        },
-        Some(Value::String(s)) => match s.trim().parse::<u64>() {
-            Ok(id) if id >= 1 => Some(id),
-            _ => {
-                return Err(format!(
-                    "`pageId` must be a whole number from 1 (the first page opened), not {s:?}"
-                ))
-            }
-        },
-        Some(other) => return Err(format!("`pageId` must be a whole number, not {other}")),
-    };
-    Ok(PageRef { name, id })
-}
-
-/// Clamps `timeoutMs` to 100..=30000 (5000 when absent).
-pub fn timeout_ms(args: &Map<String, Value>) -> Result<u64, String> {
-    match args.get("timeoutMs") {
-        None | Some(Value::Null) => Ok(DEFAULT_TIMEOUT_MS),
-        Some(Value::Number(n)) => {
-            let ms = n.as_f64().unwrap_or(DEFAULT_TIMEOUT_MS as f64).round();
-            Ok((ms.max(0.0) as u64).clamp(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS))
-        }
-        Some(other) => Err(format!(
-            "`timeoutMs` must be a number of milliseconds (kept between {MIN_TIMEOUT_MS} and {MAX_TIMEOUT_MS}), not {other}"
-        )),
-    }
-}
-
-fn text_arg(args: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if s.trim().is_empty() => Err(format!("`{key}` is blank")),
-        Some(Value::String(s)) => Ok(Some(s.trim().to_string())),
-        Some(other) => Err(format!("`{key}` must be a string, not {other}")),
-    }
-}
-
-/// Checks a `webmcp_wait_for` call's arguments; a problem is said in a sentence.
-pub fn wait_args(args: &Map<String, Value>, support: &Support) -> Result<WaitArgs, String> {
-    let offered = support.conditions();
-    let list = offered
-        .iter()
-        .map(|c| format!("`{c}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    const KNOWN: [&str; 7] = [
-        "condition",
-        "name",
-        "url",
-        "ready",
-        "timeoutMs",
-        "page",
-        "pageId",
-    ];
-    if let Some(k) = args.keys().find(|k| !KNOWN.contains(&k.as_str())) {
-        return Err(format!(
-            "unknown argument `{k}`; the arguments are {}",
-            KNOWN.map(|k| format!("`{k}`")).join(", ")
-        ));
-    }
-    let condition = match args.get("condition") {
-        None | Some(Value::Null) => {
-            return Err(format!("`condition` is missing: give one of {list}"))
-        }
-        Some(Value::String(s)) => s.trim().to_string(),
-        Some(other) => {
-            return Err(format!(
-                "`condition` must be a string, one of {list}; not {other}"
-            ))
-        }
-    };
-    if !CONDITIONS.contains(&condition.as_str()) {
-        return Err(format!(
-            "unknown condition `{condition}`: give one of {list}"
-        ));
-    }
-    if !offered.contains(&condition.as_str()) {
-        return Err(format!(
-            "the served page does not support `{condition}`: nothing in it navigates (no `navigate`, `back` or `close`), so no navigation can ever be in progress; the conditions offered are {list}"
-        ));
-    }
-    let name = text_arg(args, "name")?;
-    let url = text_arg(args, "url")?;
-    let ready = match args.get("ready") {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(b)) => Some(*b),
-        Some(other) => return Err(format!("`ready` must be true or false, not {other}")),
-    };
-    let only = |key: &str, given: bool, cond: &str| -> Result<(), String> {
-        if given && condition != cond {
-            Err(format!(
-                "`{key}` applies to the `{cond}` condition only, not to `{condition}`"
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    if condition != "tool" && condition != "tool-gone" && name.is_some() {
-        return Err(format!(
-            "`name` applies to the `tool` and `tool-gone` conditions only, not to `{condition}`"
-        ));
-    }
-    only("url", url.is_some(), "navigation")?;
-    only("ready", ready.is_some(), "toolchange")?;
-    if ready.is_some() && !support.toolchange_ready {
-        return Err("`ready` is not offered: under the served profile a `toolchange` event carries no `ready` (switch readiness-toolchange=none)".into());
-    }
-    let condition = match condition.as_str() {
-        "tools-ready" => Condition::ToolsReady,
-        "tool" | "tool-gone" => {
-            let Some(name) = name else {
-                return Err(match args.get("name") {
-                    Some(Value::String(_)) => format!("`name` is blank: `{condition}` needs a tool name (`*` matches any run of characters)"),
-                    _ => format!("`name` is missing: `{condition}` needs a tool name (`*` matches any run of characters)"),
-                });
-            };
-            if condition == "tool" {
-                Condition::Tool(Pattern(name))
-            } else {
-                Condition::ToolGone(Pattern(name))
-            }
-        }
-        "navigation" => Condition::Navigation(url.map(Pattern)),
-        _ => Condition::Toolchange(ready),
-    };
-    Ok(WaitArgs {
-        condition,
-        timeout_ms: timeout_ms(args)?,
-        page: page_ref(args)?,
-    })
 }
 
 /// What a wait remembers from its start: when, and how many `toolchange` events each model
@@ -696,77 +580,5 @@ mod tests {
         assert!(Pattern("*".into()).matches(""));
         assert!(Pattern("a*b*c".into()).matches("aXbYbZc"));
         assert!(!Pattern("a*b*c".into()).matches("aXbYbZ"));
-    }
-
-    fn args(v: serde_json::Value) -> Map<String, Value> {
-        v.as_object().cloned().unwrap_or_default()
-    }
-
-    const ALL: Support = Support {
-        navigation: true,
-        toolchange_ready: true,
-    };
-
-    #[test]
-    fn timeouts_are_clamped() {
-        assert_eq!(timeout_ms(&args(serde_json::json!({}))), Ok(5000));
-        assert_eq!(
-            timeout_ms(&args(serde_json::json!({"timeoutMs": 10}))),
-            Ok(100)
-        );
-        assert_eq!(
-            timeout_ms(&args(serde_json::json!({"timeoutMs": -5}))),
-            Ok(100)
-        );
-        assert_eq!(
-            timeout_ms(&args(serde_json::json!({"timeoutMs": 1e9}))),
-            Ok(30000)
-        );
-        assert_eq!(
-            timeout_ms(&args(serde_json::json!({"timeoutMs": 250.4}))),
-            Ok(250)
-        );
-        assert!(timeout_ms(&args(serde_json::json!({"timeoutMs": "5s"}))).is_err());
-    }
-
-    #[test]
-    fn arguments_are_checked() {
-        let bad = |v| wait_args(&args(v), &ALL).unwrap_err();
-        assert!(bad(serde_json::json!({})).contains("`condition` is missing"));
-        assert!(
-            bad(serde_json::json!({"condition": "stable"})).contains("unknown condition `stable`")
-        );
-        assert!(bad(serde_json::json!({"condition": "tool"})).contains("`name` is missing"));
-        assert!(
-            bad(serde_json::json!({"condition": "tool", "name": "  "})).contains("`name` is blank")
-        );
-        assert!(
-            bad(serde_json::json!({"condition": "tools-ready", "url": "x"}))
-                .contains("`url` applies")
-        );
-        assert!(
-            bad(serde_json::json!({"condition": "tool", "name": "a", "selector": "x"}))
-                .contains("unknown argument `selector`")
-        );
-        let none = Support {
-            navigation: false,
-            toolchange_ready: false,
-        };
-        let e =
-            wait_args(&args(serde_json::json!({"condition": "navigation"})), &none).unwrap_err();
-        assert!(e.contains("does not support `navigation`"));
-        let e = wait_args(
-            &args(serde_json::json!({"condition": "toolchange", "ready": true})),
-            &none,
-        )
-        .unwrap_err();
-        assert!(e.contains("`ready` is not offered"));
-        let ok = wait_args(
-            &args(serde_json::json!({"condition": "tool", "name": "search", "page": "top"})),
-            &ALL,
-        )
-        .unwrap();
-        assert_eq!(ok.condition, Condition::Tool(Pattern("search".into())));
-        assert_eq!(ok.page.name.as_deref(), Some("top"));
     }
 }

@@ -1,10 +1,14 @@
 //! The agent gateway (`webmcp-ref serve`): a scenario subtest's simulated pages, served to
 //! real agents over the Model Context Protocol.
 //!
-//! - [`driver`]: the thread that owns the world and binds its virtual clock to real time;
-//!   [`Gateway`] is the handle requests go through.
+//! - [`handle`]: [`Gateway`], the handle requests go through, and how serving starts.
+//! - [`arguments`]: the gateway's tools' arguments, checked.
+//! - [`driver`]: the thread that owns the world, its loop, and the clock it binds to real time.
+//! - `pages`: page lookup: which page a request names, and the tools of every open page.
+//! - the request handlers: `observe` (`webmcp_observe`), `call` (`webmcp_call` and page
+//!   tools), `wait_for` (`webmcp_wait_for`).
 //! - [`conditions`]: `webmcp_wait_for`'s conditions (the seed's wait-for tool, rebuilt for
-//!   WebMCP).
+//!   WebMCP), and the page as a wait reads it.
 //! - [`answers`]: markdown answers, and the notice every answer carrying page text starts with.
 //! - [`tools`]: the MCP tools offered, and the MCP names of page tools.
 //! - [`server`]: the MCP server over stdio (rmcp, on tokio).
@@ -13,10 +17,17 @@
 //! runs next; the gateway only decides when (on the real clock) and acts between units.
 
 pub mod answers;
+pub mod arguments;
+mod call;
 pub mod conditions;
 pub mod driver;
+pub mod handle;
+mod observe;
+mod pages;
 pub mod server;
 pub mod tools;
+mod wait_for;
 
 pub use answers::{Reply, UNTRUSTED_NOTICE};
-pub use driver::{Clock, Gateway, LiveCounts, ServeError, ServeOptions, Served};
+pub use driver::Clock;
+pub use handle::{Gateway, LiveCounts, ServeError, ServeOptions, Served};

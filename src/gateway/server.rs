@@ -13,7 +13,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 
 use super::answers::Reply;
-use super::driver::Gateway;
+use super::handle::Gateway;
 use super::tools::{self, PageTool, CALL, OBSERVE, WAIT_FOR};
 
 /// The MCP server of one served world.
@@ -131,18 +131,32 @@ impl ServerHandler for GatewayServer {
     }
 }
 
+/// Why the MCP server stopped before its client went away.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// The server's runtime could not start.
+    #[error(transparent)]
+    Runtime(#[from] std::io::Error),
+    /// The client did not begin with MCP's initialization.
+    #[error(transparent)]
+    Initialize(Box<rmcp::service::ServerInitializeError>),
+    /// The task serving the client ended abnormally.
+    #[error(transparent)]
+    Stopped(#[from] tokio::task::JoinError),
+}
+
 /// Serves the gateway over a transport until the client goes away, sending
 /// `notifications/tools/list_changed` whenever the pages' tool set changes.
-pub async fn serve<T, E, A>(
-    gateway: Gateway,
-    transport: T,
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>>
+pub async fn serve<T, E, A>(gateway: Gateway, transport: T) -> Result<(), TransportError>
 where
     T: rmcp::transport::IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
     let mut changes = gateway.tool_set_changes();
-    let service = GatewayServer::new(gateway).serve(transport).await?;
+    let service = GatewayServer::new(gateway)
+        .serve(transport)
+        .await
+        .map_err(|e| TransportError::Initialize(Box::new(e)))?;
     let peer = service.peer().clone();
     let notifier = tokio::spawn(async move {
         changes.mark_unchanged();
@@ -159,7 +173,7 @@ where
 }
 
 /// `webmcp-ref serve`: the MCP server over this process's stdin and stdout.
-pub fn serve_stdio(gateway: Gateway) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+pub fn serve_stdio(gateway: Gateway) -> Result<(), TransportError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -1,4 +1,7 @@
-//! Output: human text, JSON, and wptreport JSON (what wptrunner writes and wpt.fyi reads).
+//! Output: human text, JSON, and wptreport JSON (what wptrunner writes and wpt.fyi reads);
+//! [`trace`]: a subtest's step trace.
+
+pub mod trace;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -213,7 +213,27 @@ pub fn is_error_name(word: &str) -> bool {
 }
 
 /// What an expectation cannot read.
-pub type HarnessReadError = String;
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HarnessReadError {
+    /// A document (its `Window`) has no such member.
+    #[error(
+        "{value} has no property `{prop}` an expectation can read (a document has {})",
+        window_member_names()
+    )]
+    NoWindowMember { value: String, prop: String },
+    /// Any other value has no such member.
+    #[error("{value} has no property `{prop}` an expectation can read")]
+    NoMember { value: String, prop: String },
+}
+
+/// Every member of a document, for messages.
+fn window_member_names() -> String {
+    WindowMember::ALL
+        .iter()
+        .map(|m| m.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Reads `target.prop` as a script in `realm` does: getters run their steps, a cross-origin
 /// document cannot be reached, and reading a member of `undefined` or `null` throws.
@@ -265,22 +285,15 @@ pub fn harness_get<W: ScriptHost>(
     if let Value::Window(d) = target {
         return match WindowMember::parse(prop) {
             Some(member) => Ok(window_member(w, *d, member)),
-            None => Err(format!(
-                "{} has no property `{prop}` an expectation can read (a document has {})",
-                w.describe_value(target),
-                WindowMember::ALL
-                    .iter()
-                    .map(|m| m.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+            None => Err(HarnessReadError::NoWindowMember {
+                value: w.describe_value(target),
+                prop: prop.into(),
+            }),
         };
     }
-    value_member(w, target, prop, true).ok_or_else(|| {
-        format!(
-            "{} has no property `{prop}` an expectation can read",
-            w.describe_value(target)
-        )
+    value_member(w, target, prop, true).ok_or_else(|| HarnessReadError::NoMember {
+        value: w.describe_value(target),
+        prop: prop.into(),
     })
 }
 

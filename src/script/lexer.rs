@@ -38,7 +38,8 @@ pub struct Token {
 }
 
 /// A lexing error: where, and what was wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
 pub struct LexError {
     pub line: u32,
     pub column: u32,

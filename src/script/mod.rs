@@ -9,6 +9,7 @@
 //! - [`bindings`]: the members a script (or a scenario's expectation) can read or call on the
 //!   platform's objects, written once: the Window and its `modelContext`, `AbortController`,
 //!   `AbortSignal`, errors, arrays, promises.
+//! - [`emit`]: the script written as JavaScript, for the WPT export; [`js`]: JavaScript text.
 //!
 //! How the layer is built: the interpreter's algorithms are provided methods of
 //! [`interpreter::Interpreter`], over [`ScriptHost`]: a WebMCP host that also keeps the names
@@ -18,7 +19,9 @@
 pub mod ast;
 pub mod bindings;
 pub mod code;
+pub mod emit;
 pub mod interpreter;
+pub mod js;
 pub mod lexer;
 pub mod parser;
 pub mod syntax;

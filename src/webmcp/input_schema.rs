@@ -101,8 +101,6 @@
 //! `pattern` is an ECMA-262 regular expression, searched for anywhere in the string (not
 //! anchored); the host reads and compiles it ([`crate::host::regexp`], which says how).
 
-use std::fmt;
-
 use serde_json::{Map, Number, Value};
 
 use crate::host::regexp::compile_pattern;
@@ -120,7 +118,8 @@ pub struct SubsetError {
 
 /// The first way an input fails its tool's schema: `executeTool()` rejects with a `DataError`
 /// whose message is [`InputViolation::to_message`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Error)]
+#[error("{}", self.to_message())]
 pub struct InputViolation {
     /// The JSON pointer into the input of the value that failed (`""` for the input itself).
     pub path: String,
@@ -141,14 +140,6 @@ impl InputViolation {
         .to_string()
     }
 }
-
-impl fmt::Display for InputViolation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_message())
-    }
-}
-
-impl std::error::Error for InputViolation {}
 
 /// The JSON Schema keywords (of 2020-12 or an earlier draft) the engine does not implement.
 pub const EXCLUDED: &[&str] = &[

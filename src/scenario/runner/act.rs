@@ -176,15 +176,10 @@ impl<'a> SubtestRun<'a> {
         block: &Arc<crate::script::ast::Block>,
     ) -> Result<DocumentKey, LineError> {
         use crate::script::ast::StmtKind;
-        let target = match block.stmts.first().map(|s| &s.kind) {
-            Some(StmtKind::Resolve { target, .. }) | Some(StmtKind::Reject { target, .. }) => {
-                target
-            }
-            _ => {
-                return Err(LineError::Unreadable(
-                    "a task that settles a promise names no promise to settle".into(),
-                ))
-            }
+        let Some(StmtKind::Resolve { target, .. } | StmtKind::Reject { target, .. }) =
+            block.stmts.first().map(|s| &s.kind)
+        else {
+            return Err(LineError::NothingToSettle);
         };
         match self.eval(target)? {
             Value::Promise(p) => Ok(self.world.promise(p).realm),

@@ -295,7 +295,7 @@ impl<'a> SubtestRun<'a> {
                 .ok_or_else(|| LineError::Unbound(n.clone()))?,
             Expr::Member(target, prop) => {
                 let t = self.eval(target)?;
-                bindings::harness_get(&self.world, &t, prop).map_err(LineError::Unreadable)?
+                bindings::harness_get(&self.world, &t, prop)?
             }
             Expr::Index(target, index) => {
                 let t = self.eval(target)?;

@@ -9,6 +9,8 @@ mod act;
 mod check;
 mod triggers;
 
+pub use triggers::{NotServable, TriggerError};
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
@@ -26,6 +28,7 @@ use crate::host::shared::StateHasher;
 use crate::host::value::Value;
 use crate::host::HostError;
 use crate::prelude::*;
+use crate::script::bindings::HarnessReadError;
 use crate::script::LogEntry;
 use crate::webmcp::ObservationKey;
 
@@ -44,8 +47,10 @@ pub enum LineError {
     NotSettleable(String),
     #[error("no observation named `{0}` has been made at this point")]
     NoObservation(String),
-    #[error("{0}")]
-    Unreadable(String),
+    #[error(transparent)]
+    Unreadable(#[from] HarnessReadError),
+    #[error("a task that settles a promise names no promise to settle")]
+    NothingToSettle,
     #[error("cannot index {0} with {1}")]
     BadIndex(String, String),
     #[error("this line reads values: it can build errors, but not call methods, make promises or callbacks (do that in a task)")]
@@ -311,8 +316,8 @@ impl<'a> SubtestRun<'a> {
             if self.errored {
                 return Next::Done;
             }
-            if let Err(message) = self.fire_due_triggers() {
-                self.messages.push(message);
+            if let Err(e) = self.fire_due_triggers() {
+                self.messages.push(e.to_string());
                 self.errored = true;
                 return Next::Done;
             }

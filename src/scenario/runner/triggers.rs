@@ -3,11 +3,29 @@
 
 use super::*;
 
+/// An action of an `at`/`when` block that could not be carried out, named by its own line
+/// (the block is gone; a served world goes on).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{path}:{line}: {error}")]
+pub struct TriggerError {
+    pub path: String,
+    pub line: u32,
+    pub error: LineError,
+}
+
+/// Why a served subtest cannot be served: its lines up to the serve point do not hold. Each
+/// problem is a line as a report prints it.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{}", problems.join("\n"))]
+pub struct NotServable {
+    pub problems: Vec<String>,
+}
+
 impl<'a> SubtestRun<'a> {
     /// Runs the actions of every `at`/`when` block whose trigger holds now: `at` blocks in
     /// time order, then `when` blocks, each in the order its line came. A failing action is
-    /// reported as `file:line: message` (its own line).
-    pub(super) fn fire_due_triggers(&mut self) -> Result<bool, String> {
+    /// reported with its own line.
+    pub(super) fn fire_due_triggers(&mut self) -> Result<bool, TriggerError> {
         let mut fired = false;
         loop {
             let now = self.world.now();
@@ -42,8 +60,11 @@ impl<'a> SubtestRun<'a> {
                 self.world
                     .harness_note(|_| format!("the block of line {} runs ({what})", trigger.line));
                 for a in actions {
-                    self.act(a)
-                        .map_err(|e| format!("{}:{}: {e}", self.file.path, a.line))?;
+                    self.act(a).map_err(|error| TriggerError {
+                        path: self.file.path.clone(),
+                        line: a.line,
+                        error,
+                    })?;
                 }
             }
         }
@@ -104,7 +125,7 @@ impl<'a> SubtestRun<'a> {
     /// Serving: acts on the subtest's lines up to its serve point (driving the simulation
     /// and checking expectations as `run` does). An error, or an expectation that does not
     /// hold, is returned as the lines a report would print.
-    pub fn run_to_serve_point(&mut self) -> Result<(), Vec<String>> {
+    pub fn run_to_serve_point(&mut self) -> Result<(), NotServable> {
         self.end = Self::serve_point(self.subtest);
         while let Next::Choice(candidates) = self.advance() {
             self.take(&candidates, None);
@@ -121,15 +142,15 @@ impl<'a> SubtestRun<'a> {
         if problems.is_empty() {
             Ok(())
         } else {
-            Err(problems)
+            Err(NotServable { problems })
         }
     }
 
     /// Serving: runs one unit of work, or the actions of one due `at`/`when` block, letting
     /// the clock move no further than `limit` (`None`: not at all). `Ok(false)` when nothing
-    /// is left to do within it. A failing block action is an `Err` with its `file:line`; the
-    /// block is gone and serving can go on.
-    pub fn serve_step(&mut self, limit: Option<u64>) -> Result<bool, String> {
+    /// is left to do within it. A failing block action is an `Err`; the block is gone and
+    /// serving can go on.
+    pub fn serve_step(&mut self, limit: Option<u64>) -> Result<bool, TriggerError> {
         if self.fire_due_triggers()? {
             return Ok(true);
         }

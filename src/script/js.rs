@@ -1,11 +1,7 @@
 //! JavaScript text: literals, identifiers, property access, template strings, comments, all
-//! safe to put inside an HTML `<script>` element.
+//! safe to put inside an HTML `<script>` element (an exported test is one).
 
 use crate::host::value::number_to_js_string;
-
-/// The origins a scenario may use, in the order the exported test maps them: the test page's
-/// own origin, WPT's `HTTPS_REMOTE_ORIGIN`, and WPT's `HTTPS_OTHER_NOTSAMESITE_ORIGIN`.
-pub const SCENARIO_ORIGINS: [&str; 3] = ["https://a.test", "https://b.test", "https://c.test"];
 
 /// Words that cannot name a variable or parameter in JavaScript.
 const RESERVED: &[&str] = &[
@@ -121,26 +117,6 @@ pub fn number(n: f64) -> String {
     number_to_js_string(n)
 }
 
-/// The scenario origin a string literal names, if it is one of the mapped origins or a URL on
-/// one of them.
-pub fn scenario_origin_of(s: &str) -> Option<&'static str> {
-    SCENARIO_ORIGINS.iter().copied().find(|o| {
-        s == *o
-            || s.strip_prefix(o)
-                .is_some_and(|rest| rest.starts_with('/') || rest.starts_with('?'))
-    })
-}
-
-/// A string literal that may name a scenario origin: origins (and URLs on them) become
-/// `w.origin("https://a.test")`, which the test maps to a real origin when it runs.
-pub fn string_mapped(s: &str) -> String {
-    if scenario_origin_of(s).is_some() {
-        format!("w.origin({})", string(s))
-    } else {
-        string(s)
-    }
-}
-
 /// Text of a template literal (between backquotes).
 pub fn template_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -182,20 +158,6 @@ mod tests {
     fn strings_cannot_close_the_script_element() {
         assert_eq!(string("a</script>"), "\"a<\\/script>\"");
         assert_eq!(template_text("x ${y} `z` </p>"), "x \\${y} \\`z\\` <\\/p>");
-    }
-
-    #[test]
-    fn origins_and_urls_on_them_are_mapped() {
-        assert_eq!(
-            string_mapped("https://a.test"),
-            "w.origin(\"https://a.test\")"
-        );
-        assert_eq!(
-            string_mapped("https://b.test/x.html"),
-            "w.origin(\"https://b.test/x.html\")"
-        );
-        assert_eq!(string_mapped("https://a.testing"), "\"https://a.testing\"");
-        assert_eq!(string_mapped("http://b.test"), "\"http://b.test\"");
     }
 
     #[test]

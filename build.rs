@@ -1,0 +1,53 @@
+//! Lists the spec-tests: every file of spec-tests/ becomes a module of the one test binary
+//! spec-tests/main.rs includes, so that adding a file adds its tests with no Cargo.toml edit.
+//! A file with a `fn main` of its own (wpt_mirror.rs) has its own harness and its own
+//! `[[test]]` target instead.
+
+use std::path::Path;
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec-tests");
+    println!("cargo:rerun-if-changed={}", root.display());
+    let Ok(out_dir) = std::env::var("OUT_DIR") else {
+        panic!("cargo sets OUT_DIR for build scripts");
+    };
+    let mut names = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&root) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(name) = path.file_stem().and_then(|s| s.to_str()) else {
+                continue;
+            };
+            if path.extension().is_none_or(|e| e != "rs") || name == "main" {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text.lines().any(|l| l.starts_with("fn main(")) {
+                continue;
+            }
+            let identifier = name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !identifier {
+                panic!(
+                    "{}: a spec-test file's name names its module, so it must be a Rust identifier",
+                    path.display()
+                );
+            }
+            names.push((name.to_string(), path.display().to_string()));
+        }
+    }
+    names.sort();
+    let mut list = String::new();
+    for (name, path) in names {
+        list.push_str(&format!("#[path = {path:?}]\nmod {name};\n"));
+    }
+    let target = Path::new(&out_dir).join("spec_tests.rs");
+    if std::fs::read_to_string(&target).ok().as_deref() != Some(list.as_str()) {
+        if let Err(e) = std::fs::write(&target, list) {
+            panic!("{}: {e}", target.display());
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! `webmcp-ref coverage`: which (algorithm, step) pairs the scenarios reach under the profiles,
+//! and which they never do.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use webmcp_ref::engine::profile::{Profile, NAMED_PROFILES};
+use webmcp_ref::engine::trace::Coverage;
+use webmcp_ref::report;
+use webmcp_ref::scenario::{run_file, RunOptions};
+
+use super::{build_profile, load_all, CliError, Exit, Output, SimpleFormat};
+
+#[derive(clap::Args)]
+pub struct Args {
+    paths: Vec<PathBuf>,
+    /// Profiles to run (default: every named profile).
+    #[arg(long, value_delimiter = ',')]
+    profile: Vec<String>,
+    #[arg(long = "set", value_name = "SWITCH=VALUE")]
+    sets: Vec<String>,
+    #[arg(long, value_enum, default_value = "human")]
+    format: SimpleFormat,
+    /// Exit 1 unless every step of the readiness algorithms, registerTool and unregister
+    /// is reached.
+    #[arg(long)]
+    require_full: bool,
+}
+
+pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
+    let names: Vec<String> = if args.profile.is_empty() {
+        NAMED_PROFILES.iter().map(|p| p.name.to_string()).collect()
+    } else {
+        args.profile
+    };
+    let built: Vec<Profile> = names
+        .iter()
+        .map(|p| build_profile(p, &args.sets))
+        .collect::<Result<_, _>>()?;
+    let files = load_all(args.paths)?;
+    let mut coverage = Coverage::default();
+    for p in &built {
+        let options = RunOptions {
+            profile: p.clone(),
+            ..RunOptions::default()
+        };
+        for f in &files {
+            for s in run_file(f, &options).subtests {
+                coverage.merge(&s.coverage);
+            }
+        }
+    }
+    match args.format {
+        SimpleFormat::Human => {
+            writeln!(
+                out,
+                "coverage of {} scenario files under {}:\n",
+                files.len(),
+                names.join(", ")
+            )?;
+            write!(out, "{}", report::coverage_human(&coverage))?;
+        }
+        SimpleFormat::Json => out.json(&report::coverage_json(&coverage))?,
+    }
+    let missing = report::missing_required(&coverage);
+    if args.require_full && !missing.is_empty() {
+        eprintln!("required steps never reached: {}", missing.join(", "));
+        return Ok(Exit::Failed);
+    }
+    Ok(Exit::Held)
+}

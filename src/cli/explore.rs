@@ -1,0 +1,116 @@
+//! `webmcp-ref explore`: every schedule the spec permits at the choice points, each checked
+//! against every expectation and the invariants, within the budgets given.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use webmcp_ref::engine::profile::Profile;
+use webmcp_ref::explore::{explore_all, ExploreOptions, Progress};
+use webmcp_ref::report;
+
+use super::{load_all, BadInput, CliError, Exit, Output, ProfileArgs, SimpleFormat};
+
+#[derive(clap::Args)]
+pub struct Args {
+    paths: Vec<PathBuf>,
+    #[command(flatten)]
+    profiles: ProfileArgs,
+    #[arg(long)]
+    subtest: Option<String>,
+    /// Stop after this many schedules have been run to their end.
+    #[arg(long)]
+    max_schedules: Option<u64>,
+    /// Stop after this many seconds.
+    #[arg(long)]
+    max_seconds: Option<f64>,
+    /// Enumerate naively: do not merge states already explored.
+    #[arg(long)]
+    no_reduction: bool,
+    /// Worker threads (default: the machine's cores); results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long, value_enum, default_value = "human")]
+    format: SimpleFormat,
+}
+
+pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
+    let built: Vec<Profile> = args.profiles.build()?;
+    let files = load_all(args.paths)?;
+    if let Some(name) = &args.subtest {
+        let any = files
+            .iter()
+            .flat_map(|f| &f.subtests)
+            .any(|s| s.name.contains(name.as_str()));
+        if !any {
+            return Err(BadInput::NoSubtest(name.clone()).into());
+        }
+    }
+    let options: Vec<ExploreOptions> = built
+        .iter()
+        .map(|p| ExploreOptions {
+            profile: p.clone(),
+            subtest: args.subtest.clone(),
+            max_schedules: args.max_schedules,
+            max_seconds: args.max_seconds,
+            reduce: !args.no_reduction,
+            invariants: true,
+        })
+        .collect();
+    let threads = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let progress = Progress::default();
+    let done = AtomicBool::new(false);
+    let started = Instant::now();
+    let results = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            // Progress on stderr once the run has taken more than a second.
+            let mut last = Instant::now();
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(50));
+                if started.elapsed().as_secs_f64() > 1.0 && last.elapsed().as_secs_f64() >= 1.0 {
+                    last = Instant::now();
+                    eprintln!(
+                        "exploring: {} states, {} schedules run, {:.0} s",
+                        progress.states.load(Ordering::Relaxed),
+                        progress.schedules.load(Ordering::Relaxed),
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+            }
+        });
+        let r = explore_all(&files, &options, threads, &progress);
+        done.store(true, Ordering::Relaxed);
+        r
+    });
+    let elapsed = started.elapsed();
+    match args.format {
+        SimpleFormat::Human => {
+            write!(
+                out,
+                "{}",
+                report::explorations_human(&results, &args.profiles.sets)
+            )?;
+            let states: u64 = results.iter().map(|e| e.states).sum();
+            let schedules: u128 = results.iter().map(|e| e.schedules).sum();
+            let failed = results.iter().filter(|e| e.complete && !e.passed()).count();
+            let incomplete = results.iter().filter(|e| !e.complete).count();
+            writeln!(
+                out,
+                "\n{} subtests explored: {} passed, {failed} failed, {incomplete} incomplete; {schedules} schedules, {states} distinct states, {:.2} s",
+                results.len(),
+                results.len() - failed - incomplete,
+                elapsed.as_secs_f64()
+            )?;
+        }
+        SimpleFormat::Json => out.json(&results)?,
+    }
+    if results.iter().any(|e| !e.complete) {
+        return Ok(Exit::Budget);
+    }
+    Ok(Exit::held_if(results.iter().all(|e| e.passed())))
+}

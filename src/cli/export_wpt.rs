@@ -1,0 +1,40 @@
+//! `webmcp-ref export-wpt`: scenario files written as WPT testharness.js tests, laid out as in
+//! WPT, with the resources their tests load.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use webmcp_ref::browser::report::export_summary;
+use webmcp_ref::export::{export_file, write_tree, ExportedFile};
+
+use super::{build_profile, load_all, BadInput, CliError, Exit, Output, SimpleFormat};
+
+#[derive(clap::Args)]
+pub struct Args {
+    paths: Vec<PathBuf>,
+    /// The folder to write into (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// The profile whose expectations the tests assert.
+    #[arg(long, default_value = "spec")]
+    profile: String,
+    #[arg(long = "set", value_name = "SWITCH=VALUE")]
+    sets: Vec<String>,
+    #[arg(long, value_enum, default_value = "human")]
+    format: SimpleFormat,
+}
+
+pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
+    let profile = build_profile(&args.profile, &args.sets)?;
+    let files = load_all(args.paths)?;
+    let exported: Vec<ExportedFile> = files.iter().map(|f| export_file(f, &profile)).collect();
+    write_tree(&exported, &args.out).map_err(|error| BadInput::ExportFolder {
+        out: args.out.display().to_string(),
+        error,
+    })?;
+    match args.format {
+        SimpleFormat::Human => write!(out, "{}", export_summary(&exported, &args.out))?,
+        SimpleFormat::Json => out.json(&exported)?,
+    }
+    Ok(Exit::Held)
+}

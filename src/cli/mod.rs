@@ -1,0 +1,324 @@
+//! The command line: one module per command, each with its arguments and what it does; here
+//! what they share (profiles and formats, loading scenario files, the exit statuses, bad input,
+//! and the standard output they write to).
+
+pub mod coverage;
+pub mod diff_browser;
+pub mod explore;
+pub mod export_wpt;
+pub mod profiles;
+pub mod run;
+pub mod serve;
+pub mod spec_check;
+pub mod trace;
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use thiserror::Error;
+
+use webmcp_ref::browser::DiffError;
+use webmcp_ref::engine::profile::{Profile, ProfileError};
+use webmcp_ref::engine::schedule::ScheduleError;
+use webmcp_ref::gateway::server::TransportError;
+use webmcp_ref::gateway::ServeError;
+use webmcp_ref::scenario::suite::{bundled_mirror, discover, load, LoadError};
+use webmcp_ref::scenario::ScenarioFile;
+
+#[derive(Parser)]
+#[command(
+    name = "webmcp-ref",
+    version,
+    about = "An executable reference engine for the W3C WebMCP specification: runs WPT-style scenarios and says what happened and why."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run scenario files or folders (default: the bundled wpt-mirror/).
+    Run(run::Args),
+    /// Print the step trace of a scenario's subtests, with the schedule that produced it.
+    Trace(trace::Args),
+    /// Which (algorithm, step) pairs the scenarios reach, and which they never do.
+    Coverage(coverage::Args),
+    /// Run every schedule the spec permits at the choice points, and check every expectation
+    /// (and the invariants) on each.
+    Explore(explore::Args),
+    /// Serve a subtest's simulated pages to agents over MCP on stdin/stdout: the tools
+    /// webmcp_observe, webmcp_call and webmcp_wait_for, and every page tool as FRAME.TOOL.
+    Serve(serve::Args),
+    /// The named profiles and every switch, with its values and where it comes from.
+    Profiles(profiles::Args),
+    /// Compare a Bikeshed source of the WebMCP text (its index.bs) with the engine's
+    /// algorithm tables and with the digest of the text the engine last matched, and name the
+    /// subtests that reach each step that changed. Exit 0 when there is nothing to say, 1 with
+    /// findings, 2 on bad input.
+    SpecCheck(spec_check::Args),
+    /// Write scenario files as WPT testharness.js tests (.https.html, one promise_test per
+    /// subtest), laid out as in WPT, each folder with the resources/ its tests load.
+    ExportWpt(export_wpt::Args),
+    /// Export the scenarios, run each in headless Chromium (WebMCP enabled, real time) and
+    /// compare every subtest's result and log with the engine's under a profile. Exit 0 only
+    /// when every disagreement is a listed known difference and no listed one is stale.
+    DiffBrowser(diff_browser::Args),
+}
+
+/// Parses the command line, runs the command, and says how it went.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let mut out = Output::stdout();
+    let done = match cli.command {
+        Command::Run(args) => run::run(args, &mut out),
+        Command::Trace(args) => trace::run(args, &mut out),
+        Command::Coverage(args) => coverage::run(args, &mut out),
+        Command::Explore(args) => explore::run(args, &mut out),
+        // stdout is the MCP transport.
+        Command::Serve(args) => serve::run(args),
+        Command::Profiles(args) => profiles::run(args, &mut out),
+        Command::SpecCheck(args) => spec_check::run(args, &mut out),
+        Command::ExportWpt(args) => export_wpt::run(args, &mut out),
+        Command::DiffBrowser(args) => diff_browser::run(args, &mut out),
+    };
+    match done.and_then(|exit| out.flush().map(|()| exit).map_err(CliError::Output)) {
+        Ok(exit) => ExitCode::from(exit.code()),
+        // An output that could not be written, or a server that stopped, ends with the status
+        // of bad input: what the run came to reached no one.
+        Err(e) => {
+            eprintln!("webmcp-ref: {e}");
+            ExitCode::from(Exit::BadInput.code())
+        }
+    }
+}
+
+/// What a run came to, as its exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Every expectation held (0).
+    Held,
+    /// An expectation failed (1).
+    Failed,
+    /// Bad input: a file, a flag, a switch (2).
+    BadInput,
+    /// A budget stopped the run before it was complete (3).
+    Budget,
+}
+
+impl Exit {
+    /// The process's exit status.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Held => 0,
+            Exit::Failed => 1,
+            Exit::BadInput => 2,
+            Exit::Budget => 3,
+        }
+    }
+
+    /// [`Exit::Held`] when everything passed, else [`Exit::Failed`].
+    pub fn held_if(passed: bool) -> Exit {
+        if passed {
+            Exit::Held
+        } else {
+            Exit::Failed
+        }
+    }
+}
+
+/// Input the command cannot run on.
+#[derive(Debug, Error)]
+pub enum BadInput {
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    #[error("--set {assignment}: {error}")]
+    Set {
+        assignment: String,
+        error: ProfileError,
+    },
+    #[error(transparent)]
+    Schedule(#[from] ScheduleError),
+    /// Scenario files that could not be found or read, or do not parse: every one.
+    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
+    Scenarios(Vec<LoadError>),
+    #[error("no subtest of {file} matches {wanted:?}; its subtests are: {names}")]
+    NoSubtestOfFile {
+        file: String,
+        wanted: String,
+        names: String,
+    },
+    #[error("no subtest matches {0:?}")]
+    NoSubtest(String),
+    #[error("--format wptreport takes one profile: a wptreport file describes one run")]
+    WptreportOfSeveralProfiles,
+    #[error("{out}: {error}")]
+    ExportFolder { out: String, error: io::Error },
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+    #[error(transparent)]
+    Diff(#[from] DiffError),
+    #[error("{path}: {error}")]
+    File { path: String, error: io::Error },
+    /// A Bikeshed source spec-check cannot read: `FILE:LINE:COLUMN: what`.
+    #[error("{path}:{}:{}: {}", .error.line, .error.column, .error.message)]
+    Bikeshed {
+        path: String,
+        error: webmcp_ref::speccheck::ParseError,
+    },
+    /// A malformed digest: `FILE:LINE:1: what`.
+    #[error("{path}:{}:1: {}", .error.line, .error.message)]
+    Digest {
+        path: String,
+        error: webmcp_ref::speccheck::DigestError,
+    },
+}
+
+/// Why a command stopped early.
+#[derive(Debug, Error)]
+pub enum CliError {
+    #[error(transparent)]
+    BadInput(#[from] BadInput),
+    /// The output could not be written (a reader that went away is no error: see [`Output`]).
+    #[error("writing the output: {0}")]
+    Output(#[from] io::Error),
+    /// The MCP server of `serve` stopped.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+}
+
+/// The standard output. When its reader goes away (`webmcp-ref run | head`), the rest of the
+/// output is dropped and the command ends as it would have, with its own exit status.
+pub struct Output {
+    stdout: io::Stdout,
+    closed: bool,
+}
+
+impl Output {
+    fn stdout() -> Output {
+        Output {
+            stdout: io::stdout(),
+            closed: false,
+        }
+    }
+
+    /// `value` as pretty JSON, on a line of its own.
+    pub fn json(&mut self, value: &impl serde::Serialize) -> Result<(), CliError> {
+        let text = serde_json::to_string_pretty(value).map_err(io::Error::from)?;
+        writeln!(self, "{text}")?;
+        Ok(())
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.stdout.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.stdout.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+/// `--format` of the commands that report results.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+    Wptreport,
+}
+
+/// `--format` of the commands that have no wptreport.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum SimpleFormat {
+    Human,
+    Json,
+}
+
+/// `--profile a,b` and `--set SWITCH=VALUE`, for the commands that run under several profiles.
+#[derive(clap::Args)]
+pub struct ProfileArgs {
+    /// Profile(s) to run under, comma-separated (see `webmcp-ref profiles`).
+    #[arg(long, default_value = "spec", value_delimiter = ',')]
+    pub profile: Vec<String>,
+    /// Override one switch: `--set settle-updates-tools-ready=if-fully-active`. Repeatable.
+    #[arg(long = "set", value_name = "SWITCH=VALUE")]
+    pub sets: Vec<String>,
+}
+
+impl ProfileArgs {
+    /// Every profile asked for, each with the switches set.
+    pub fn build(&self) -> Result<Vec<Profile>, BadInput> {
+        self.profile
+            .iter()
+            .map(|p| build_profile(p, &self.sets))
+            .collect()
+    }
+}
+
+/// A named profile with switches set by `--set SWITCH=VALUE`.
+pub fn build_profile(name: &str, sets: &[String]) -> Result<Profile, BadInput> {
+    let mut p = Profile::named(name)?;
+    for s in sets {
+        p.apply_assignment(s).map_err(|error| BadInput::Set {
+            assignment: s.clone(),
+            error,
+        })?;
+    }
+    Ok(p)
+}
+
+/// Every scenario file under `paths` (the bundled wpt-mirror/ when none is given), or every
+/// file that could not be read.
+pub fn load_all(paths: Vec<PathBuf>) -> Result<Vec<ScenarioFile>, BadInput> {
+    let paths = if paths.is_empty() {
+        vec![bundled_mirror()]
+    } else {
+        paths
+    };
+    let files = discover(&paths).map_err(|e| BadInput::Scenarios(vec![e]))?;
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for f in files {
+        match load(&f) {
+            Ok(s) => out.push(s),
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(BadInput::Scenarios(errors));
+    }
+    Ok(out)
+}
+
+/// A scenario file given on the command line.
+pub fn load_one(path: &std::path::Path) -> Result<ScenarioFile, BadInput> {
+    load(path).map_err(|e| BadInput::Scenarios(vec![e]))
+}

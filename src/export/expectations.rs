@@ -1,0 +1,128 @@
+//! An expectation as a check of the exported test: `w.check(line, text, () => assertion)`,
+//! the assertion written with testharness.js's asserts or the world's (for patterns, promise
+//! states, logs). An expectation a page cannot check is left out.
+
+use super::origins::string_mapped;
+use super::translate::Translator;
+use crate::host::value::Value;
+use crate::scenario::ast::{Action, ExpectKind, Expectation, LogExpect, PromiseExpect};
+use crate::script::ast::Expr;
+use crate::script::emit::{omit, Emit, Mode, Omit};
+use crate::script::js;
+
+impl Translator<'_> {
+    pub(super) fn expectation(&mut self, action: &Action, e: &Expectation) -> Result<(), Omit> {
+        let check = self.check_body(&e.kind)?;
+        let asynchronous = check.contains("await ");
+        let options = if e.sometimes {
+            ", {sometimes: true}"
+        } else {
+            ""
+        };
+        self.code.line(format!(
+            "await w.check({}, {}, {}() => {check}{options});",
+            action.line,
+            js::string(&action.text.split_whitespace().collect::<Vec<_>>().join(" ")),
+            if asynchronous { "async " } else { "" }
+        ));
+        self.checks += 1;
+        Ok(())
+    }
+
+    fn check_body(&self, kind: &ExpectKind) -> Result<String, Omit> {
+        Ok(match kind {
+            ExpectKind::Value {
+                actual,
+                expected,
+                equal,
+            } => {
+                let a = self.scene.expr(actual, &[], Mode::Actual)?;
+                let x = self.scene.expr(expected, &[], Mode::Expected)?;
+                let primitive = matches!(
+                    expected,
+                    Expr::Literal(
+                        Value::Undefined
+                            | Value::Null
+                            | Value::Bool(_)
+                            | Value::Number(_)
+                            | Value::String(_)
+                    )
+                );
+                match (primitive, equal) {
+                    (true, true) => format!("assert_equals({a}, {x})"),
+                    (true, false) => format!("assert_not_equals({a}, {x})"),
+                    (false, true) => format!("w.assert_matches({a}, {x})"),
+                    (false, false) => format!("w.assert_not_matches({a}, {x})"),
+                }
+            }
+            ExpectKind::Promise { promise, state } => {
+                let p = self.scene.expr(promise, &[], Mode::Actual)?;
+                match state {
+                    PromiseExpect::Pending => format!("w.assert_promise({p}, \"pending\")"),
+                    PromiseExpect::Fulfilled(None) => {
+                        format!("w.assert_promise({p}, \"fulfilled\")")
+                    }
+                    PromiseExpect::Fulfilled(Some(v)) => format!(
+                        "w.assert_promise({p}, \"fulfilled\", {})",
+                        self.scene.expr(v, &[], Mode::Expected)?
+                    ),
+                    PromiseExpect::Rejected(None) => format!("w.assert_promise({p}, \"rejected\")"),
+                    PromiseExpect::Rejected(Some(name)) => format!(
+                        "w.assert_promise({p}, \"rejected\", {})",
+                        string_mapped(name)
+                    ),
+                }
+            }
+            ExpectKind::Log(expect) => match expect {
+                LogExpect::Exactly(lines) => format!(
+                    "assert_array_equals(w.log_lines(), [{}])",
+                    lines
+                        .iter()
+                        .map(|l| js::string(l))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                LogExpect::OneOf(orders) => format!(
+                    "w.assert_log_in([{}])",
+                    orders
+                        .iter()
+                        .map(|o| format!(
+                            "[{}]",
+                            o.iter()
+                                .map(|l| js::string(l))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                LogExpect::Contains(l) => {
+                    format!("assert_in_array({}, w.log_lines())", js::string(l))
+                }
+                LogExpect::Lacks(l) => format!("w.assert_log_lacks({})", js::string(l)),
+            },
+            ExpectKind::Observation { .. }
+            | ExpectKind::ObservationTools { .. }
+            | ExpectKind::ObservationPending { .. }
+            | ExpectKind::ObservationTime { .. } => {
+                return Err(omit(
+                    "observe",
+                    "the browser agent's observation has no page API",
+                ))
+            }
+            ExpectKind::Finding { .. } | ExpectKind::NoFindings => {
+                return Err(omit(
+                    "findings",
+                    "a finding is about the spec's text, which no page can see",
+                ))
+            }
+            ExpectKind::Uncaught(name) => format!("w.assert_uncaught({})", js::string(name)),
+            ExpectKind::Time(_) => {
+                return Err(omit(
+                    "time",
+                    "the virtual clock: the exported test runs in real time",
+                ))
+            }
+        })
+    }
+}
