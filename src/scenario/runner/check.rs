@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::host::promise::PromiseState;
-use crate::script::ast::Expr;
+use crate::script::ast::{Expr, LogPart};
 use crate::script::bindings;
 
 impl<'a> SubtestRun<'a> {
@@ -313,6 +313,16 @@ impl<'a> SubtestRun<'a> {
                     .map(|i| self.eval(i))
                     .collect::<Result<_, _>>()?,
             ),
+            Expr::Template(parts) => {
+                let mut text = String::new();
+                for part in parts {
+                    match part {
+                        LogPart::Text(t) => text.push_str(t),
+                        LogPart::Expr(e) => text.push_str(&self.eval(e)?.to_js_string()),
+                    }
+                }
+                Value::String(text)
+            }
             Expr::Object(props) => Value::Object(
                 props
                     .iter()
