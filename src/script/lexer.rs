@@ -433,8 +433,8 @@ mod tests {
                 Tok::Ident("y".into())
             ]
         );
-        // Positions are the file's: `x` is the 5th character.
-        assert_eq!((first[0].line, first[0].column), (1, 5));
+        // Positions are the file's: `x` is the 6th character.
+        assert_eq!((first[0].line, first[0].column), (1, 6));
         assert_eq!(pieces[2], TemplatePiece::Text(" ` b ".into()));
         let TemplatePiece::Substitution(nested) = &pieces[3] else {
             panic!("a substitution");
