@@ -25,17 +25,17 @@ enum Away {
     /// Its iframe is removed.
     Removed,
     /// Its navigable navigates, and it is destroyed.
-    NavigatedAway,
+    Navigated,
     /// Its navigable navigates, and it is kept in the bfcache.
     IntoBfcache,
 }
 
-const AWAYS: [Away; 3] = [Away::Removed, Away::NavigatedAway, Away::IntoBfcache];
+const AWAYS: [Away; 3] = [Away::Removed, Away::Navigated, Away::IntoBfcache];
 
 fn go_away(sim: &mut Sim, doc: DocumentKey, how: Away) {
     match how {
         Away::Removed => sim.w.remove_iframe(doc).unwrap(),
-        Away::NavigatedAway | Away::IntoBfcache => {
+        Away::Navigated | Away::IntoBfcache => {
             let keep = matches!(how, Away::IntoBfcache);
             sim.w
                 .navigate(doc, "https://a.test/next.html", "next", keep)
