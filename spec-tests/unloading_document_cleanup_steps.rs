@@ -277,10 +277,14 @@ fn unloading_document_cleanup_steps_step_1_holds_for_every_document_unloaded_whi
             "{how:?}"
         );
         assert!(sim.findings().is_empty(), "{how:?}: {:?}", sim.findings());
-        sim.w.close(top).unwrap();
-        sim.run();
-        assert!(sim.findings().is_empty(), "{how:?}: {:?}", sim.findings());
     }
+    let mut sim = Sim::new("literal");
+    let top = sim.page("top", "https://a.test/");
+    sim.frame(top, "child", "https://a.test/child.html");
+    sim.w.close(top).unwrap();
+    sim.run();
+    assert!(sim.reached(&UNLOADING_DOCUMENT_CLEANUP_STEPS, "1"));
+    assert!(sim.findings().is_empty(), "{:?}", sim.findings());
 }
 
 #[test]
