@@ -155,8 +155,8 @@ fn perform_an_observation_step_5_4_each_observed_tool_collection_holds_its_docum
     let mut sim = Sim::with("spec", &[("readiness-api", "none")]);
     let top = sim.page("top", "https://a.test/");
     let other = sim.frame_allow(top, "other", "https://b.test:8443/", "tools");
-    let denied = sim.frame(top, "denied", "https://c.test/");
-    let _ = denied;
+    // Not allowed to use "tools": still observed, with its origin and no tools.
+    sim.frame(top, "denied", "https://c.test/");
     sim.task(top, &format!("top.registerTool({})", tool("t", "")));
     sim.task(other, &format!("other.registerTool({})", tool("o", "")));
     sim.run();
