@@ -6,6 +6,10 @@ use crate::host::promise::PromiseState;
 use crate::script::ast::{Expr, LogPart};
 use crate::script::bindings;
 
+/// An observation's tool map as an expectation compares it: each document's label and its
+/// tools' names.
+type ToolNames = Vec<(String, Vec<String>)>;
+
 impl<'a> SubtestRun<'a> {
     pub(super) fn record(
         &mut self,
@@ -129,7 +133,7 @@ impl<'a> SubtestRun<'a> {
                 let o = self.observation(name)?;
                 let expected = show_tool_map(tools.as_deref());
                 // Not finished; finished with no tool map (it returned early); or its map.
-                let actual_map: Option<Option<Vec<(String, Vec<String>)>>> =
+                let actual_map: Option<Option<ToolNames>> =
                     self.world.observation_result(o).map(|r| {
                         r.tool_map.as_ref().map(|m| {
                             m.iter()
@@ -145,7 +149,7 @@ impl<'a> SubtestRun<'a> {
                 let (passed, actual) = match actual_map {
                     None => (false, "not finished".into()),
                     Some(m) => {
-                        let sorted = |m: &Option<Vec<(String, Vec<String>)>>| {
+                        let sorted = |m: &Option<ToolNames>| {
                             m.clone().map(|mut v| {
                                 v.sort();
                                 v
