@@ -103,6 +103,7 @@ impl Translator<'_> {
             },
             ExpectKind::Observation { .. }
             | ExpectKind::ObservationTools { .. }
+            | ExpectKind::ObservationOrigins { .. }
             | ExpectKind::ObservationPending { .. }
             | ExpectKind::ObservationTime { .. } => {
                 return Err(omit(

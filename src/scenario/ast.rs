@@ -15,6 +15,10 @@ pub struct ScenarioFile {
     pub mirrors: Vec<String>,
     /// Spec anchors it is about.
     pub spec: Vec<String>,
+    /// `requires:`: the profiles its subtests run under (tags, any of which a profile must
+    /// match); under any other, each subtest is PRECONDITION_FAILED, as a WPT test of an
+    /// optional feature the browser lacks. Empty: every profile.
+    pub requires: Vec<Tag>,
     pub subtests: Vec<Subtest>,
 }
 
@@ -157,6 +161,30 @@ pub enum Tag {
     All(Vec<Tag>),
 }
 
+impl Tag {
+    /// The switches the tag names.
+    pub fn switches(&self) -> Vec<&str> {
+        match self {
+            Tag::Profile(_) => Vec::new(),
+            Tag::Switch(name, _) => vec![name.as_str()],
+            Tag::All(all) => all.iter().flat_map(Tag::switches).collect(),
+        }
+    }
+}
+
+impl std::fmt::Display for Tag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tag::Profile(name) => write!(f, "profile {name}"),
+            Tag::Switch(name, value) => write!(f, "{name}={value}"),
+            Tag::All(all) => {
+                let parts: Vec<String> = all.iter().map(ToString::to_string).collect();
+                f.write_str(&parts.join(" & "))
+            }
+        }
+    }
+}
+
 /// A promise's expected state.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PromiseExpect {
@@ -201,6 +229,12 @@ pub enum ExpectKind {
     ObservationTools {
         name: String,
         tools: Option<Vec<(String, Vec<String>)>>,
+    },
+    /// `expect o.origins == {top: "https://a.test", child: "https://b.test"}`: the origin of
+    /// each observed tool collection, by document.
+    ObservationOrigins {
+        name: String,
+        origins: Vec<(String, String)>,
     },
     /// `expect o pending`: the observation has not finished (its wait goes on, or it has not
     /// started).

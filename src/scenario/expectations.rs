@@ -214,6 +214,29 @@ impl SubtestParser {
                     after,
                 });
             }
+            // `o.origins == {top: "https://a.test"}`.
+            let punct_at = |k: usize, want: &str| matches!(p.toks.get(p.pos + k), Some(Token { tok: Tok::Punct(t), .. }) if *t == want);
+            if punct_at(1, ".") && next(2) == Some("origins") && punct_at(3, "==") {
+                let name = p.ident("an observation's name")?;
+                self.check_name(p, &name)?;
+                p.punct(".")?;
+                p.keyword("origins")?;
+                p.punct("==")?;
+                p.punct("{")?;
+                let mut origins = Vec::new();
+                if !p.eat_punct("}") {
+                    loop {
+                        let doc = self.document_name(p)?;
+                        p.punct(":")?;
+                        origins.push((doc, p.string("the origin in quotes, as serialized")?));
+                        if p.eat_punct("}") {
+                            break;
+                        }
+                        p.punct(",")?;
+                    }
+                }
+                return Ok(ExpectKind::ObservationOrigins { name, origins });
+            }
             // `o.tools == {` or `o.tools == none`.
             let punct = |k: usize, want: &str| matches!(p.toks.get(p.pos + k), Some(Token { tok: Tok::Punct(t), .. }) if *t == want);
             let is_tools = punct(1, ".")

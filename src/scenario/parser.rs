@@ -16,7 +16,7 @@ use crate::webmcp::readiness::WaitOutcome;
 
 pub use crate::script::parser::parse_script;
 
-const HEADERS: &[&str] = &["title", "mirrors", "spec"];
+const HEADERS: &[&str] = &["title", "mirrors", "spec", "requires"];
 
 /// Parses a whole scenario file.
 pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> {
@@ -29,6 +29,7 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
     let mut title = None;
     let mut mirrors = Vec::new();
     let mut spec = Vec::new();
+    let mut requires = Vec::new();
     let mut body_lines = Vec::new();
     let mut in_header = true;
     for (i, raw) in source.lines().enumerate() {
@@ -50,6 +51,10 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
                             title = Some(value)
                         }
                         "mirrors" => mirrors.push(value),
+                        "requires" => {
+                            let column = raw.find(':').map_or(1, |c| c as u32 + 2);
+                            requires.extend(requirement(path, n, column, &raw[key.len() + 1..])?);
+                        }
                         _ => spec.extend(value.split_whitespace().map(str::to_owned)),
                     }
                     body_lines.push(String::new());
@@ -113,8 +118,51 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
         title,
         mirrors,
         spec,
+        requires,
         subtests,
     })
+}
+
+/// `requires: readiness-api=pr373, spec`: the tags a profile must match (any of them, as an
+/// expectation's tags) for the file's subtests to run under it.
+fn requirement(path: &str, line: u32, column: u32, text: &str) -> Result<Vec<Tag>, ParseError> {
+    let positions: Vec<(u32, u32)> = (0..text.chars().count())
+        .map(|i| (line, column + i as u32))
+        .collect();
+    let node = Line {
+        indent: 0,
+        text: text.to_string(),
+        positions,
+        line,
+        column,
+        children: Vec::new(),
+    };
+    let toks = lex_line(path, &node)?;
+    let parser = SubtestParser {
+        script: ScriptParser {
+            path: path.into(),
+            names: Some(BTreeSet::new()),
+            scripts: BTreeMap::new(),
+        },
+    };
+    let mut p = Cursor::new(path, &toks, &node);
+    let mut tags = Vec::new();
+    loop {
+        let mut all = vec![parser.tag(&mut p)?];
+        while p.eat_punct("&") {
+            all.push(parser.tag(&mut p)?);
+        }
+        tags.push(if all.len() == 1 {
+            all.remove(0)
+        } else {
+            Tag::All(all)
+        });
+        if !p.eat_punct(",") {
+            break;
+        }
+    }
+    p.end()?;
+    Ok(tags)
 }
 
 fn parse_subtest(path: &str, lines: &[Line]) -> Result<Vec<Action>, ParseError> {

@@ -11,7 +11,7 @@ crate::switches! {
         readiness_api: ReadinessApi = "readiness-api",
         from "PR #373 (waitForToolsUntil(), toolsReady, the wait in \"perform an observation\") vs the published text, which has none" {
             Pr373 = "pr373": "PR #373's readiness API and the observation's wait for tools to be ready",
-            None = "none": "no readiness API: waitForToolsUntil() is not a function, toolsReady is undefined, and an observation does not wait (the published text)",
+            None = "none": "no readiness API: waitForToolsUntil() is not a function, toolsReady is undefined, and an observation does not wait (the published text)" ["text"],
         }
 
         /// What `waitForToolsUntil()` does with a promise that has already settled.

@@ -160,6 +160,28 @@ impl<'a> SubtestRun<'a> {
                 };
                 self.record(action, passed, expected, actual);
             }
+            ExpectKind::ObservationOrigins { name, origins } => {
+                let o = self.observation(name)?;
+                let show = |m: &[(String, String)]| {
+                    let mut m = m.to_vec();
+                    m.sort();
+                    let parts: Vec<String> = m.iter().map(|(d, o)| format!("{d}: {o:?}")).collect();
+                    format!("{{{}}}", parts.join(", "))
+                };
+                let expected = show(origins);
+                let actual = match self.world.observation_result(o) {
+                    None => "not finished".to_string(),
+                    Some(r) => match &r.tool_map {
+                        None => "none (no tool map: the observation returned early)".into(),
+                        Some(m) => show(
+                            &m.iter()
+                                .map(|d| (d.document.clone(), d.origin.clone()))
+                                .collect::<Vec<_>>(),
+                        ),
+                    },
+                };
+                self.record(action, actual == expected, expected, actual);
+            }
             ExpectKind::ObservationPending { name } => {
                 let o = self.observation(name)?;
                 let actual = match self.world.observation_result(o) {
