@@ -575,9 +575,12 @@ async fn call_runs_the_tool_and_answers_with_its_result() {
         .await;
     assert!(!r.is_error, "{}", r.text);
     assert_notice(&r);
+    // The imperative execute steps serialize the result to JSON (tool-result=json): the
+    // string comes back quoted.
     assert!(
-        r.text
-            .contains("Tool `\"search\"` of document `shop` returned:\n```text\n3 results\n```"),
+        r.text.contains(
+            "Tool `\"search\"` of document `shop` returned:\n```text\n\"3 results\"\n```"
+        ),
         "{}",
         r.text
     );
@@ -597,8 +600,11 @@ subtest "s"
     let r = g.call(&args(json!({"tool": "broken"})), never()).await;
     assert!(r.is_error, "{}", r.text);
     assert_notice(&r);
+    // A rejection is an UnknownError (executeTool() step 16.10.4): what the tool threw does
+    // not reach the agent.
+    assert!(r.text.contains("UnknownError"), "{}", r.text);
     assert!(
-        r.text.contains("ignore previous instructions"),
+        !r.text.contains("ignore previous instructions"),
         "{}",
         r.text
     );

@@ -7,8 +7,17 @@ use std::path::Path;
 
 /// The layers, bottom up. A module may name only those before it.
 const LAYERS: &[&str] = &[
-    "host", "webmcp", "script", "engine", "scenario", "explore", "report", "export", "gateway",
+    "host",
+    "webmcp",
+    "script",
+    "engine",
+    "scenario",
+    "explore",
+    "report",
+    "export",
+    "gateway",
     "browser",
+    "speccheck",
 ];
 
 /// The text of every .rs file under `dir`, by path.

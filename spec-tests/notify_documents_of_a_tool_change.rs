@@ -1,14 +1,15 @@
-//! Notify documents of a tool change (the `toolchange` fan-out), with tool is visible to an
+//! Notify documents of a tool change (the `toolchange` fan-out), with tool is exposed to an
 //! origin.
 //!
 //! <https://webmachinelearning.github.io/webmcp/#notify-documents-of-a-tool-change>,
-//! <https://webmachinelearning.github.io/webmcp/#tool-is-visible-to-an-origin>
+//! <https://webmachinelearning.github.io/webmcp/#tool-is-exposed-to-an-origin>
 //!
-//! Notify: 1 assert: in parallel; 2 the navigables of the owner's traversable (the text says
-//! "descendant navigables", leaving the top-level document out; WPT expects it notified:
-//! switch notify-targets); 3 for each: 3.1 its active document, 3.2 skip one not allowed to use
-//! "tools", 3.3 if the tool is visible to its origin, queue a webmcp task to fire `toolchange`.
-//! Visible: 1 same origin; 2 (2.1) exposed to it; 3 otherwise not.
+//! Notify: 1 assert: in parallel; 2 the inclusive descendant navigables of the active document
+//! of the tool owner's node navigable's traversable (the top-level document included; a tool
+//! owner that is no longer active has no node navigable: text-reading); 3 for each: 3.1 its
+//! active document, 3.2 skip one not allowed to use "tools", 3.3 if the tool is exposed to its
+//! origin, queue a webmcp task to fire `toolchange`. Exposed: 1 same origin; 2 (2.1) one of the
+//! exposed origins; 3 otherwise not.
 
 use crate::common;
 
@@ -17,7 +18,7 @@ use url::Url;
 use webmcp_ref::host::origin::Origin;
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
-use webmcp_ref::webmcp::{NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, TOOL_IS_VISIBLE_TO_AN_ORIGIN};
+use webmcp_ref::webmcp::{NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, TOOL_IS_EXPOSED_TO_AN_ORIGIN};
 use webmcp_ref::DocumentKey;
 
 /// A toolchange listener of `doc` that logs "LABEL toolchange".
@@ -132,16 +133,53 @@ fn notify_documents_of_a_tool_change_step_3_3_a_cross_origin_childs_tool_reaches
 }
 
 #[test]
-fn notify_documents_of_a_tool_change_step_2_the_literal_text_leaves_the_top_level_document_out() {
-    for (name, expected) in [
-        ("spec", vec!["same toolchange", "top toolchange"]),
-        ("literal", vec!["same toolchange"]),
-    ] {
+fn notify_documents_of_a_tool_change_step_2_the_top_level_document_is_notified_as_written_too() {
+    // "Inclusive" descendant navigables of the traversable's active document: the top-level
+    // document is one of them, word for word as well.
+    for name in ["spec", "literal"] {
+        let mut sim = Sim::new(name);
+        let [_, same, ..] = tree(&mut sim);
+        sim.task(same, &format!("same.registerTool({})", tool("t", "")));
+        sim.run();
+        assert_eq!(
+            sorted(sim.logged()),
+            vec!["same toolchange", "top toolchange"],
+            "{name}"
+        );
+        assert!(sim.findings().is_empty(), "{name}: {:?}", sim.findings());
+    }
+}
+
+#[test]
+fn notify_documents_of_a_tool_change_step_2_a_tool_owner_removed_before_it_runs_is_a_finding_as_written(
+) {
+    // The iframe registers a tool and is removed in the same task: when the in-parallel steps
+    // run, the tool owner has no node navigable. As intended, the traversable it was last in
+    // stands for it, and the rest of the page hears the change; as written, a finding, and no
+    // one is notified.
+    for (name, heard) in [("spec", true), ("literal", false)] {
         let mut sim = Sim::new(name);
         let [top, ..] = tree(&mut sim);
-        sim.task(top, &format!("top.registerTool({})", tool("t", "")));
+        sim.task(
+            top,
+            &format!("same.registerTool({})\nremove same", tool("t", "")),
+        );
         sim.run();
-        assert_eq!(sorted(sim.logged()), expected, "{name}");
+        let expected: Vec<String> = if heard {
+            vec!["top toolchange".into()]
+        } else {
+            vec![]
+        };
+        assert_eq!(sim.logged(), expected, "{name}");
+        let finding = (
+            "notify-documents-of-a-tool-change".to_string(),
+            "2".to_string(),
+        );
+        assert_eq!(
+            sim.findings_at(),
+            if heard { vec![] } else { vec![finding] },
+            "{name}"
+        );
     }
 }
 
@@ -205,29 +243,29 @@ fn notify_documents_of_a_tool_change_step_3_1_a_removed_iframe_is_not_notified()
 }
 
 #[test]
-fn tool_is_visible_to_an_origin_step_1_same_origin() {
+fn tool_is_exposed_to_an_origin_step_1_same_origin() {
     let mut sim = Sim::new("spec");
     let a = origin("https://a.test/");
     assert!(sim
         .w
-        .tool_is_visible_to_an_origin(&a, &[], &origin("https://a.test:443/x")));
-    assert!(sim.reached(&TOOL_IS_VISIBLE_TO_AN_ORIGIN, "1"));
-    assert!(!sim.reached(&TOOL_IS_VISIBLE_TO_AN_ORIGIN, "2"));
+        .tool_is_exposed_to_an_origin(&a, &[], &origin("https://a.test:443/x")));
+    assert!(sim.reached(&TOOL_IS_EXPOSED_TO_AN_ORIGIN, "1"));
+    assert!(!sim.reached(&TOOL_IS_EXPOSED_TO_AN_ORIGIN, "2"));
 }
 
 #[test]
-fn tool_is_visible_to_an_origin_step_2_1_exposed_origin() {
+fn tool_is_exposed_to_an_origin_step_2_1_exposed_origin() {
     let mut sim = Sim::new("spec");
     let a = origin("https://a.test/");
     let exposed = [origin("https://c.test/"), origin("https://b.test/")];
     assert!(sim
         .w
-        .tool_is_visible_to_an_origin(&a, &exposed, &origin("https://b.test/page")));
-    assert!(sim.reached(&TOOL_IS_VISIBLE_TO_AN_ORIGIN, "2.1"));
+        .tool_is_exposed_to_an_origin(&a, &exposed, &origin("https://b.test/page")));
+    assert!(sim.reached(&TOOL_IS_EXPOSED_TO_AN_ORIGIN, "2.1"));
 }
 
 #[test]
-fn tool_is_visible_to_an_origin_step_3_otherwise_not_visible() {
+fn tool_is_exposed_to_an_origin_step_3_otherwise_not_visible() {
     let mut sim = Sim::new("spec");
     let a = origin("https://a.test/");
     let exposed = [origin("https://b.test/")];
@@ -240,9 +278,9 @@ fn tool_is_visible_to_an_origin_step_3_otherwise_not_visible() {
     ] {
         assert!(
             !sim.w
-                .tool_is_visible_to_an_origin(&a, &exposed, &origin(target)),
+                .tool_is_exposed_to_an_origin(&a, &exposed, &origin(target)),
             "{target}"
         );
     }
-    assert!(sim.reached(&TOOL_IS_VISIBLE_TO_AN_ORIGIN, "3"));
+    assert!(sim.reached(&TOOL_IS_EXPOSED_TO_AN_ORIGIN, "3"));
 }

@@ -1,20 +1,26 @@
-//! Perform an observation: the browser agent's view of a page's tools, after PR #373's wait.
+//! Perform an observation: the browser agent's view of a page's tools, as the text writes it
+//! and after PR #373's wait.
 //!
 //! <https://webmachinelearning.github.io/webmcp/#perform-an-observation>
 //!
-//! Steps as the engine numbers them: 1 assert: on the AI agent queue; 2 assert: the active
-//! document is fully active (the snapshot's text says "not"; checked word for word under
-//! assertions=as-written); 3 wait for tools to be ready; 4 "navigated": return with no
-//! observation; 5 a new observation; 6 the inclusive descendant navigables; 7 for each: 7.1 its
-//! active document, 7.2 its unique ID, 7.3 its tool map's values; 8-9 implementation-defined
-//! additions, and exposing the tool map to the browser agent.
+//! The text (readiness-api=none): 1 assert: on the AI agent queue; 2 assert: the traversable's
+//! active document is fully active; 3 a new observation; 4 the inclusive descendant navigables
+//! of the active document; 5 for each: 5.1 its active document, 5.2 its unique ID, 5.3 its tool
+//! map's values, 5.4 an observed tool collection of the document's origin and those tools, 5.5
+//! the observation's tool map[unique ID]; 6-7 implementation-defined additions, and exposing
+//! the tool map to the browser agent. PR #373 (readiness-api=pr373, every named profile) waits
+//! for tools to be ready after the assertions (its step 3) and returns early on "navigated"
+//! (4); the text's steps 3-7 follow as 5-9.
 
 use crate::common;
 
+use futures::executor::block_on;
+
 use common::{observed_tools, tool, Sim};
+use webmcp_ref::host::navigable::DocumentOptions;
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
-use webmcp_ref::webmcp::PERFORM_AN_OBSERVATION;
+use webmcp_ref::webmcp::{PERFORM_AN_OBSERVATION, PERFORM_AN_OBSERVATION_PR373};
 use webmcp_ref::WaitOutcome;
 
 fn names(list: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
@@ -24,7 +30,7 @@ fn names(list: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
 }
 
 #[test]
-fn perform_an_observation_step_3_waits_and_sees_tools_registered_during_the_wait() {
+fn perform_an_observation_pr373_step_3_waits_and_sees_tools_registered_during_the_wait() {
     // The common pattern of the PR's example: tools register asynchronously, then the promise
     // given to waitForToolsUntil resolves.
     for name in ["spec", "pr373-r1", "chromium"] {
@@ -52,24 +58,26 @@ fn perform_an_observation_step_3_waits_and_sees_tools_registered_during_the_wait
             names(&[("top", &["search"])]),
             "{name}"
         );
+        assert!(sim.reached(&PERFORM_AN_OBSERVATION_PR373, "3"), "{name}");
     }
 }
 
 #[test]
-fn perform_an_observation_step_3_without_the_wait_a_timed_out_observation_misses_late_tools() {
+fn perform_an_observation_pr373_step_3_a_timed_out_wait_still_observes_and_misses_late_tools() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     sim.promise_in(top, "p");
     sim.task(top, "top.waitForToolsUntil(p)");
     sim.run();
-    let result = sim.observe_now(top);
+    let result = block_on(sim.w.observed(top)).unwrap();
     assert_eq!(result.outcome, WaitOutcome::TimedOut);
+    assert_eq!(result.waited_ms, 5000);
     assert_eq!(observed_tools(&result), names(&[("top", &[])]));
-    assert!(sim.reached(&PERFORM_AN_OBSERVATION, "9"));
+    assert!(sim.reached(&PERFORM_AN_OBSERVATION_PR373, "9"));
 }
 
 #[test]
-fn perform_an_observation_step_4_returns_early_with_no_observation_after_a_navigation() {
+fn perform_an_observation_pr373_step_4_returns_early_with_no_observation_after_a_navigation() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     sim.task(top, &format!("top.registerTool({})", tool("t", "")));
@@ -85,12 +93,13 @@ fn perform_an_observation_step_4_returns_early_with_no_observation_after_a_navig
     let result = sim.observation_result(o).unwrap();
     assert_eq!(result.outcome, WaitOutcome::Navigated);
     assert!(result.tool_map.is_none());
-    assert!(sim.reached(&PERFORM_AN_OBSERVATION, "4"));
-    assert!(!sim.reached(&PERFORM_AN_OBSERVATION, "5"));
+    assert_eq!(result.waited_ms, 50);
+    assert!(sim.reached(&PERFORM_AN_OBSERVATION_PR373, "4"));
+    assert!(!sim.reached(&PERFORM_AN_OBSERVATION_PR373, "5"));
 }
 
 #[test]
-fn perform_an_observation_step_4_returns_early_with_no_observation_after_destruction() {
+fn perform_an_observation_pr373_step_4_returns_early_with_no_observation_after_destruction() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     sim.promise_in(top, "p");
@@ -103,11 +112,79 @@ fn perform_an_observation_step_4_returns_early_with_no_observation_after_destruc
     let result = sim.observation_result(o).unwrap();
     assert_eq!(result.outcome, WaitOutcome::Destroyed);
     assert!(result.tool_map.is_none());
-    assert!(!sim.reached(&PERFORM_AN_OBSERVATION, "5"));
+    assert!(!sim.reached(&PERFORM_AN_OBSERVATION_PR373, "5"));
 }
 
 #[test]
-fn perform_an_observation_step_7_covers_every_inclusive_descendant_document_in_tree_order() {
+fn perform_an_observation_without_the_readiness_api_does_not_wait() {
+    // readiness-api=none: the text has no wait. Even a page whose tools the lifecycle switch
+    // presumes not ready (still loading) is observed at once, with the text's step numbers.
+    for (api, waited, outcome) in [
+        ("pr373", 5000, WaitOutcome::TimedOut),
+        ("none", 0, WaitOutcome::Ready),
+    ] {
+        let mut sim = Sim::with(
+            "spec",
+            &[("readiness-api", api), ("tools-ready-lifecycle", "load")],
+        );
+        let options = DocumentOptions {
+            loading: true,
+            ..DocumentOptions::default()
+        };
+        let top = sim.page_with("top", "https://a.test/", options);
+        sim.task(top, &format!("top.registerTool({})", tool("t", "")));
+        sim.run();
+        let result = block_on(sim.w.observed(top)).unwrap();
+        assert_eq!(result.outcome, outcome, "{api}");
+        assert_eq!(result.waited_ms, waited, "{api}");
+        assert_eq!(observed_tools(&result), names(&[("top", &["t"])]), "{api}");
+        let text = api == "none";
+        assert_eq!(sim.reached(&PERFORM_AN_OBSERVATION, "7"), text, "{api}");
+        assert_eq!(
+            sim.reached(&PERFORM_AN_OBSERVATION_PR373, "3"),
+            !text,
+            "{api}"
+        );
+    }
+}
+
+#[test]
+fn perform_an_observation_step_5_4_each_observed_tool_collection_holds_its_documents_origin() {
+    // The text's numbering (readiness-api=none): the tool map is keyed by each document's
+    // unique ID, and each entry holds the document's origin with its tools.
+    let mut sim = Sim::with("spec", &[("readiness-api", "none")]);
+    let top = sim.page("top", "https://a.test/");
+    let other = sim.frame_allow(top, "other", "https://b.test:8443/", "tools");
+    // Not allowed to use "tools": still observed, with its origin and no tools.
+    sim.frame(top, "denied", "https://c.test/");
+    sim.task(top, &format!("top.registerTool({})", tool("t", "")));
+    sim.task(other, &format!("other.registerTool({})", tool("o", "")));
+    sim.run();
+    let result = block_on(sim.w.observed(top)).unwrap();
+    let map = result.tool_map.unwrap();
+    let seen: Vec<(&str, &str, usize)> = map
+        .iter()
+        .map(|d| (d.document.as_str(), d.origin.as_str(), d.tools.len()))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("top", "https://a.test", 1),
+            ("other", "https://b.test:8443", 1),
+            ("denied", "https://c.test", 0),
+        ]
+    );
+    let mut ids: Vec<u64> = map.iter().map(|d| d.unique_id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 3, "one unique ID per document");
+    for step in ["3", "4", "5", "5.1", "5.2", "5.3", "5.4", "5.5", "6", "7"] {
+        assert!(sim.reached(&PERFORM_AN_OBSERVATION, step), "step {step}");
+    }
+}
+
+#[test]
+fn perform_an_observation_pr373_step_7_covers_every_inclusive_descendant_document_in_tree_order() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     let child = sim.frame(top, "child", "https://a.test/child.html");
@@ -127,7 +204,7 @@ fn perform_an_observation_step_7_covers_every_inclusive_descendant_document_in_t
     );
     sim.task(other, &format!("other.registerTool({})", tool("o", "")));
     sim.run();
-    let result = sim.observe_now(top);
+    let result = block_on(sim.w.observed(top)).unwrap();
     assert_eq!(
         observed_tools(&result),
         names(&[
@@ -137,19 +214,15 @@ fn perform_an_observation_step_7_covers_every_inclusive_descendant_document_in_t
             ("other", &["o"]),
         ])
     );
-    // 7.2: every document has its own unique ID.
+    // 7.4: the document's origin goes with its tools (the observed tool collection).
     let map = result.tool_map.unwrap();
-    let mut ids: Vec<u64> = map.iter().map(|d| d.unique_id).collect();
-    ids.sort();
-    ids.dedup();
-    assert_eq!(ids.len(), 4);
-    // The tool's origin goes with it (the spec's advisement).
-    assert_eq!(map[3].tools[0].origin, "https://b.test");
-    assert_eq!(map[0].tools[0].origin, "https://a.test");
+    assert_eq!(map[3].origin, "https://b.test");
+    assert_eq!(map[0].origin, "https://a.test");
+    assert!(sim.reached(&PERFORM_AN_OBSERVATION_PR373, "7.4"));
 }
 
 #[test]
-fn perform_an_observation_step_7_3_an_observed_tool_carries_its_definition() {
+fn perform_an_observation_pr373_step_7_3_an_observed_tool_carries_its_definition() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     sim.task(
@@ -163,50 +236,43 @@ fn perform_an_observation_step_7_3_an_observed_tool_carries_its_definition() {
         ),
     );
     sim.run();
-    let result = sim.observe_now(top);
+    let result = block_on(sim.w.observed(top)).unwrap();
     let t = &result.tool_map.unwrap()[0].tools[0];
     assert_eq!(t.name, "lookup");
     assert_eq!(t.title.as_deref(), Some("Look up"));
     assert_eq!(t.description, "d");
     assert_eq!(t.input_schema, r#"{"type":"object"}"#);
-    assert!(t.read_only_hint);
-    assert!(!t.untrusted_content_hint);
+    let a = t.annotations.expect("annotations were given");
+    assert!(a.read_only_hint);
+    assert!(!a.untrusted_content_hint);
 }
 
 #[test]
-fn perform_an_observation_step_7_a_removed_iframe_is_not_observed() {
+fn perform_an_observation_pr373_step_7_a_removed_iframe_is_not_observed() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     let child = sim.frame(top, "child", "https://a.test/child.html");
     sim.task(child, &format!("child.registerTool({})", tool("c", "")));
     sim.run();
     sim.w.remove_iframe(child).unwrap();
-    let result = sim.observe_now(top);
+    let result = block_on(sim.w.observed(top)).unwrap();
     assert_eq!(observed_tools(&result), names(&[("top", &[])]));
 }
 
 #[test]
-fn perform_an_observation_step_2_the_literal_text_asserts_the_document_is_not_fully_active() {
-    let mut sim = Sim::new("spec");
-    let top = sim.page("top", "https://a.test/");
-    sim.observe_now(top);
-    assert!(sim.findings().is_empty(), "{:?}", sim.findings());
-    let mut sim = Sim::new("literal");
-    let top = sim.page("top", "https://a.test/");
-    let result = sim.observe_now(top);
-    assert_eq!(
-        result.outcome,
-        WaitOutcome::Ready,
-        "a finding is reported, not a crash"
-    );
-    assert_eq!(
-        sim.findings_at(),
-        vec![("perform-an-observation".to_string(), "2".to_string())]
-    );
+fn perform_an_observation_step_2_holds_for_every_page_that_can_be_observed_as_written_too() {
+    // The text asserts the active document is fully active, which an observable page's is.
+    for name in ["spec", "literal", "chromium"] {
+        let mut sim = Sim::new(name);
+        let top = sim.page("top", "https://a.test/");
+        let result = block_on(sim.w.observed(top)).unwrap();
+        assert_eq!(result.outcome, WaitOutcome::Ready, "{name}");
+        assert!(sim.findings().is_empty(), "{name}: {:?}", sim.findings());
+    }
 }
 
 #[test]
-fn perform_an_observation_step_1_observations_run_one_at_a_time_on_the_ai_agent_queue() {
+fn perform_an_observation_pr373_step_1_observations_run_one_at_a_time_on_the_ai_agent_queue() {
     // The AI agent queue is one parallel queue: a second observation starts when the first
     // has finished waiting, and then waits its own whole timeout.
     let mut sim = Sim::new("spec");

@@ -2,12 +2,13 @@
 //!
 //! <https://webmachinelearning.github.io/webmcp/#dom-modelcontext-registertool>
 //!
-//! Steps as the spec snapshot numbers them: 3 fully active; 4 origin-keyed agent cluster
-//! (unless "file"); 5 allowed to use "tools"; 9 duplicate name; 10 empty name or description;
-//! 11 name length and code points; 13 input schema serialization; 14-15 the hints; 16 the
-//! promise; 18 the signal (18.1 already aborted, 18.2 abort steps); 20 exposedTo (20.1.2 URL
-//! parser and potentially trustworthy origin); 22 the tool map; 23 in parallel: notify (23.1)
-//! and resolve (23.2); 24 return.
+//! Steps as the text numbers them: 3 fully active; 4 allowed to use "tools"; 8 a name already
+//! in the tool map; 9 the name's length and code points; 10 an empty description (the name is
+//! checked first); 12 input schema serialization; 13 an already-aborted signal (before any
+//! `exposedTo` check); 15 exposedTo (15.1.1 URL parser, 15.1.2 potentially trustworthy origin,
+//! 15.1.3 append); 16 the promise; 17 the signal (17.2 aborted, 17.3 abort steps, added only
+//! once every check has passed: 17.3.1 unregister, 17.3.2 reject); 18 the tool definition; 19
+//! the tool map; 20 in parallel: notify (20.1) and resolve (20.2); 21 return.
 
 use crate::common;
 
@@ -32,7 +33,7 @@ fn register(sim: &mut Sim, doc: DocumentKey, target: &str, var: &str, tool: &str
 }
 
 #[test]
-fn register_tool_step_22_adds_the_tool_at_once_and_step_23_2_resolves_from_a_later_task() {
+fn register_tool_step_19_adds_the_tool_at_once_and_step_20_2_resolves_from_a_later_task() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     sim.task(
@@ -48,10 +49,12 @@ fn register_tool_step_22_adds_the_tool_at_once_and_step_23_2_resolves_from_a_lat
         Value::Undefined
     );
     for step in [
-        "3", "4", "5", "9", "10", "11", "13", "16", "22", "23", "23.1", "24",
+        "3", "4", "8", "9", "10", "12", "13", "14", "16", "18", "19", "20", "20.1", "20.2", "21",
     ] {
         assert!(sim.reached(&REGISTER_TOOL, step), "step {step}");
     }
+    assert!(!sim.reached(&REGISTER_TOOL, "15"), "no exposedTo");
+    assert!(!sim.reached(&REGISTER_TOOL, "17"), "no signal");
 }
 
 #[test]
@@ -80,7 +83,9 @@ fn register_tool_step_3_rejects_a_document_that_is_not_fully_active() {
 }
 
 #[test]
-fn register_tool_step_4_rejects_an_agent_cluster_that_is_not_origin_keyed() {
+fn register_tool_steps_3_4_a_site_keyed_agent_cluster_registers_like_any_other() {
+    // The text checks full activity (3) and the "tools" feature (4); whether the agent
+    // cluster is origin-keyed is not one of its checks.
     let mut sim = Sim::new("spec");
     let options = DocumentOptions {
         origin_keyed: Some(false),
@@ -88,25 +93,12 @@ fn register_tool_step_4_rejects_an_agent_cluster_that_is_not_origin_keyed() {
     };
     let top = sim.page_with("top", "https://a.test/", options);
     register(&mut sim, top, "top", "r", &tool("t", ""), "");
-    assert_eq!(sim.rejection_of("r"), "SecurityError");
-    assert!(sim.tools(top).is_empty());
-}
-
-#[test]
-fn register_tool_step_4_accepts_a_file_origin_whose_cluster_is_not_origin_keyed() {
-    let mut sim = Sim::new("spec");
-    let options = DocumentOptions {
-        origin_keyed: Some(false),
-        ..DocumentOptions::default()
-    };
-    let top = sim.page_with("top", "file:///home/user/page.html", options);
-    register(&mut sim, top, "top", "r", &tool("t", ""), "");
     assert_eq!(sim.state_of("r"), "fulfilled");
     assert_eq!(sim.tools(top), vec!["t"]);
 }
 
 #[test]
-fn register_tool_step_5_a_cross_origin_iframe_needs_the_allow_attribute() {
+fn register_tool_step_4_a_cross_origin_iframe_needs_the_allow_attribute() {
     // (allow attribute, registration allowed)
     for (allow, allowed) in [
         (None, false),
@@ -134,7 +126,7 @@ fn register_tool_step_5_a_cross_origin_iframe_needs_the_allow_attribute() {
 }
 
 #[test]
-fn register_tool_step_5_a_same_origin_iframe_is_allowed_by_the_default_allowlist() {
+fn register_tool_step_4_a_same_origin_iframe_is_allowed_by_the_default_allowlist() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     let child = sim.frame(top, "child", "https://a.test/child.html");
@@ -143,7 +135,7 @@ fn register_tool_step_5_a_same_origin_iframe_is_allowed_by_the_default_allowlist
 }
 
 #[test]
-fn register_tool_step_5_a_permissions_policy_header_can_disable_tools_for_the_page_and_its_frames()
+fn register_tool_step_4_a_permissions_policy_header_can_disable_tools_for_the_page_and_its_frames()
 {
     let mut sim = Sim::new("spec");
     let options = DocumentOptions {
@@ -159,7 +151,7 @@ fn register_tool_step_5_a_permissions_policy_header_can_disable_tools_for_the_pa
 }
 
 #[test]
-fn register_tool_step_5_a_nested_frame_inherits_the_policy_of_its_container() {
+fn register_tool_step_4_a_nested_frame_inherits_the_policy_of_its_container() {
     // b.test is allowed in a.test; a grandchild of c.test inside b.test has no allow attribute,
     // so the default allowlist 'self' (b.test) leaves it out; one of b.test is in.
     let mut sim = Sim::new("spec");
@@ -174,7 +166,7 @@ fn register_tool_step_5_a_nested_frame_inherits_the_policy_of_its_container() {
 }
 
 #[test]
-fn register_tool_step_9_rejects_a_duplicate_name_and_keeps_the_first_tool() {
+fn register_tool_step_8_rejects_a_duplicate_name_and_keeps_the_first_tool() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     register(
@@ -204,7 +196,7 @@ fn register_tool_step_9_rejects_a_duplicate_name_and_keeps_the_first_tool() {
 }
 
 #[test]
-fn register_tool_step_9_a_name_is_free_again_once_unregistered() {
+fn register_tool_step_8_a_name_is_free_again_once_unregistered() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     sim.task(top, "ac = AbortController()");
@@ -224,10 +216,16 @@ fn register_tool_step_9_a_name_is_free_again_once_unregistered() {
 }
 
 #[test]
-fn register_tool_step_10_rejects_an_empty_name_or_description() {
+fn register_tool_step_9_rejects_an_empty_name_and_step_10_an_empty_description() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     register(&mut sim, top, "top", "r1", &tool("", ""), "");
+    assert_eq!(sim.rejection_of("r1"), "InvalidStateError");
+    assert!(sim.reached(&REGISTER_TOOL, "9"));
+    assert!(
+        !sim.reached(&REGISTER_TOOL, "10"),
+        "the name stops it at step 9"
+    );
     register(
         &mut sim,
         top,
@@ -236,11 +234,46 @@ fn register_tool_step_10_rejects_an_empty_name_or_description() {
         "{name: \"t\", description: \"\", execute: returns(1)}",
         "",
     );
-    assert_eq!(sim.rejection_of("r1"), "InvalidStateError");
     assert_eq!(sim.rejection_of("r2"), "InvalidStateError");
-    assert!(sim.tools(top).is_empty());
     assert!(sim.reached(&REGISTER_TOOL, "10"));
-    assert!(!sim.reached(&REGISTER_TOOL, "11"), "both stop at step 10");
+    assert!(!sim.reached(&REGISTER_TOOL, "11"));
+    assert!(sim.tools(top).is_empty());
+}
+
+#[test]
+fn register_tool_step_9_checks_the_name_before_step_10_checks_the_description() {
+    // Both are wrong: the message names the name.
+    let mut sim = Sim::new("spec");
+    let top = sim.page("top", "https://a.test/");
+    sim.task(
+        top,
+        "r = top.registerTool({name: \"a b\", description: \"\", execute: returns(1)})\non r rejected as e: log \"{e.name}: {e.message}\"",
+    );
+    sim.run();
+    let logged = sim.logged();
+    assert_eq!(logged.len(), 1);
+    assert!(
+        logged[0].starts_with("InvalidStateError: the tool's name"),
+        "{logged:?}"
+    );
+    assert!(!sim.reached(&REGISTER_TOOL, "10"));
+}
+
+#[test]
+fn register_tool_step_8_checks_for_a_duplicate_before_the_description() {
+    let mut sim = Sim::new("spec");
+    let top = sim.page("top", "https://a.test/");
+    register(&mut sim, top, "top", "r1", &tool("t", ""), "");
+    sim.task(
+        top,
+        "r2 = top.registerTool({name: \"t\", description: \"\", execute: returns(1)})\non r2 rejected as e: log \"{e.name}: {e.message}\"",
+    );
+    sim.run();
+    assert_eq!(
+        sim.logged(),
+        vec!["InvalidStateError: a tool named \"t\" is already registered"]
+    );
+    assert_eq!(sim.tools(top), vec!["t"]);
 }
 
 #[test]
@@ -282,7 +315,7 @@ fn register_tool_webidl_conversion_rejects_a_missing_required_member_with_a_type
 }
 
 #[test]
-fn register_tool_step_11_checks_the_names_length_and_code_points() {
+fn register_tool_step_9_checks_the_names_length_and_code_points() {
     let at_limit = "a".repeat(128);
     let over_limit = "a".repeat(129);
     for (name, accepted) in [
@@ -308,7 +341,7 @@ fn register_tool_step_11_checks_the_names_length_and_code_points() {
 }
 
 #[test]
-fn register_tool_step_13_rejects_an_input_schema_json_cannot_serialize() {
+fn register_tool_step_12_rejects_an_input_schema_json_cannot_serialize() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     register(
@@ -343,7 +376,7 @@ fn register_tool_step_13_rejects_an_input_schema_json_cannot_serialize() {
 }
 
 #[test]
-fn register_tool_step_13_stringifies_the_input_schema() {
+fn register_tool_step_12_stringifies_the_input_schema() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     register(
@@ -368,7 +401,7 @@ fn register_tool_step_13_stringifies_the_input_schema() {
 }
 
 #[test]
-fn register_tool_steps_14_15_take_the_hints_from_the_annotations() {
+fn register_tool_step_18_takes_the_hints_from_the_annotations() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     register(&mut sim, top, "top", "r1", &tool("plain", ""), "");
@@ -395,7 +428,10 @@ fn register_tool_steps_14_15_take_the_hints_from_the_annotations() {
     let hints: Vec<(String, bool, bool)> = observed.tool_map.unwrap()[0]
         .tools
         .iter()
-        .map(|t| (t.name.clone(), t.read_only_hint, t.untrusted_content_hint))
+        .map(|t| {
+            let a = t.annotations.unwrap_or_default();
+            (t.name.clone(), a.read_only_hint, a.untrusted_content_hint)
+        })
         .collect();
     assert_eq!(
         hints,
@@ -408,7 +444,7 @@ fn register_tool_steps_14_15_take_the_hints_from_the_annotations() {
 }
 
 #[test]
-fn register_tool_step_18_1_rejects_with_the_reason_of_an_already_aborted_signal() {
+fn register_tool_step_13_rejects_with_the_reason_of_an_already_aborted_signal() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     register(
@@ -430,12 +466,46 @@ fn register_tool_step_18_1_rejects_with_the_reason_of_an_already_aborted_signal(
     assert_eq!(sim.rejection_of("r1"), "why");
     assert_eq!(sim.rejection_of("r2"), "AbortError");
     assert!(sim.tools(top).is_empty());
-    assert!(sim.reached(&REGISTER_TOOL, "18.1"));
-    assert!(!sim.reached(&REGISTER_TOOL, "18.2"));
+    assert!(sim.reached(&REGISTER_TOOL, "13"));
+    assert!(!sim.reached(&REGISTER_TOOL, "16"), "no promise of its own");
+    assert!(!sim.reached(&REGISTER_TOOL, "17"));
 }
 
 #[test]
-fn register_tool_step_18_2_aborting_in_the_same_task_unregisters_and_rejects() {
+fn register_tool_step_13_an_aborted_signal_is_reported_before_step_15_checks_exposed_to() {
+    // Both the signal and an exposedTo entry would reject: the abort reason wins.
+    let mut sim = Sim::new("spec");
+    let top = sim.page("top", "https://a.test/");
+    register(
+        &mut sim,
+        top,
+        "top",
+        "r",
+        &tool("t", ""),
+        "{signal: AbortSignal.abort(\"why\"), exposedTo: [\"http://insecure.test\"]}",
+    );
+    assert_eq!(sim.rejection_of("r"), "why");
+    assert!(!sim.reached(&REGISTER_TOOL, "15"));
+}
+
+#[test]
+fn register_tool_step_12_an_unserializable_schema_is_reported_before_step_13_checks_the_signal() {
+    let mut sim = Sim::new("spec");
+    let top = sim.page("top", "https://a.test/");
+    register(
+        &mut sim,
+        top,
+        "top",
+        "r",
+        &tool("t", "inputSchema: Cyclic()"),
+        "{signal: AbortSignal.abort(\"why\")}",
+    );
+    assert_eq!(sim.rejection_of("r"), "TypeError");
+    assert!(!sim.reached(&REGISTER_TOOL, "13"));
+}
+
+#[test]
+fn register_tool_step_17_3_aborting_in_the_same_task_unregisters_and_rejects() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     sim.task(
@@ -448,13 +518,14 @@ fn register_tool_step_18_2_aborting_in_the_same_task_unregisters_and_rejects() {
     sim.run();
     assert_eq!(sim.rejection_of("r"), "stop");
     assert!(sim.tools(top).is_empty());
-    assert!(sim.reached(&REGISTER_TOOL, "18.2.1"));
-    assert!(sim.reached(&REGISTER_TOOL, "18.2.2"));
+    for step in ["17", "17.1", "17.2", "17.3", "17.3.1", "17.3.2"] {
+        assert!(sim.reached(&REGISTER_TOOL, step), "step {step}");
+    }
     assert!(sim.reached(&UNREGISTER_A_TOOL, "5"));
 }
 
 #[test]
-fn register_tool_step_18_2_aborting_later_unregisters_but_the_promise_stays_fulfilled() {
+fn register_tool_step_17_3_aborting_later_unregisters_but_the_promise_stays_fulfilled() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     sim.task(top, "ac = AbortController()");
@@ -478,74 +549,51 @@ fn register_tool_step_18_2_aborting_later_unregisters_but_the_promise_stays_fulf
 }
 
 #[test]
-fn register_tool_step_18_2_abort_steps_of_a_registration_rejected_at_step_20_still_unregister_that_name(
-) {
-    // The text adds the abort steps (18.2) before step 20 can reject the registration, and
-    // nothing removes them: aborting that signal later unregisters whichever tool has the name
-    // by then.
-    let mut sim = Sim::new("spec");
-    let top = sim.page("top", "https://a.test/");
-    sim.task(top, "ac = AbortController()");
-    register(
-        &mut sim,
-        top,
-        "top",
-        "r1",
-        &tool("t", ""),
-        "{signal: ac.signal, exposedTo: [\"http://insecure.test\"]}",
-    );
-    assert_eq!(sim.rejection_of("r1"), "SecurityError");
-    register(&mut sim, top, "top", "r2", &tool("t", ""), "");
-    assert_eq!(sim.tools(top), vec!["t"]);
-    sim.task(top, "ac.abort()");
-    sim.run();
-    assert!(
-        sim.tools(top).is_empty(),
-        "the other registration's tool is gone"
-    );
+fn register_tool_step_17_3_a_registration_rejected_at_step_15_leaves_nothing_on_its_signal() {
+    // The abort steps are added only after every check that can reject (the exposedTo checks
+    // of step 15 included): aborting the signal of a rejected registration later leaves alone
+    // the tool registered under the same name since. Every profile follows the text here.
+    for name in ["spec", "literal", "chromium"] {
+        let mut sim = Sim::new(name);
+        let top = sim.page("top", "https://a.test/");
+        sim.task(top, "ac = AbortController()");
+        register(
+            &mut sim,
+            top,
+            "top",
+            "r1",
+            &tool("t", ""),
+            "{signal: ac.signal, exposedTo: [\"http://insecure.test\"]}",
+        );
+        assert_eq!(sim.rejection_of("r1"), "SecurityError", "{name}");
+        assert!(!sim.reached(&REGISTER_TOOL, "17"), "{name}");
+        register(&mut sim, top, "top", "r2", &tool("t", ""), "");
+        sim.task(top, "ac.abort()");
+        sim.run();
+        assert_eq!(sim.tools(top), vec!["t"], "{name}");
+        assert!(!sim.reached(&UNREGISTER_A_TOOL, "1"), "{name}");
+        // A successful registration does get its abort steps.
+        sim.task(top, "ac2 = AbortController()");
+        register(
+            &mut sim,
+            top,
+            "top",
+            "r3",
+            &tool("u", ""),
+            "{signal: ac2.signal}",
+        );
+        sim.task(top, "ac2.abort()");
+        sim.run();
+        assert_eq!(
+            sim.tools(top),
+            vec!["t"],
+            "{name}: u was unregistered by its abort steps"
+        );
+    }
 }
 
 #[test]
-fn register_tool_step_18_2_chromium_adds_abort_steps_only_to_a_registration_that_succeeds() {
-    // register-abort-steps=on-success (the chromium profile): a registration that step 20
-    // rejects leaves nothing on its signal, so a later registration of the name survives.
-    let mut sim = Sim::new("chromium");
-    let top = sim.page("top", "https://a.test/");
-    sim.task(top, "ac = AbortController()");
-    register(
-        &mut sim,
-        top,
-        "top",
-        "r1",
-        &tool("t", ""),
-        "{signal: ac.signal, exposedTo: [\"http://insecure.test\"]}",
-    );
-    assert_eq!(sim.rejection_of("r1"), "SecurityError");
-    register(&mut sim, top, "top", "r2", &tool("t", ""), "");
-    sim.task(top, "ac.abort()");
-    sim.run();
-    assert_eq!(sim.tools(top), vec!["t"]);
-    // A successful registration still gets its abort steps.
-    sim.task(top, "ac2 = AbortController()");
-    register(
-        &mut sim,
-        top,
-        "top",
-        "r3",
-        &tool("u", ""),
-        "{signal: ac2.signal}",
-    );
-    sim.task(top, "ac2.abort()");
-    sim.run();
-    assert_eq!(
-        sim.tools(top),
-        vec!["t"],
-        "u was unregistered by its abort steps"
-    );
-}
-
-#[test]
-fn register_tool_step_20_1_2_exposed_to_entries_must_parse_to_potentially_trustworthy_origins() {
+fn register_tool_step_15_1_2_exposed_to_entries_must_parse_to_potentially_trustworthy_origins() {
     for (entry, accepted) in [
         ("https://b.test", true),
         ("https://b.test/some/path?q=1", true),
@@ -580,7 +628,7 @@ fn register_tool_step_20_1_2_exposed_to_entries_must_parse_to_potentially_trustw
 }
 
 #[test]
-fn register_tool_step_20_exposed_to_must_be_a_sequence() {
+fn register_tool_webidl_conversion_exposed_to_must_be_a_sequence() {
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
     register(
@@ -595,7 +643,7 @@ fn register_tool_step_20_exposed_to_must_be_a_sequence() {
 }
 
 #[test]
-fn register_tool_step_20_1_3_exposes_the_tool_to_the_origin_of_each_entry() {
+fn register_tool_step_15_1_3_exposes_the_tool_to_the_origin_of_each_entry() {
     // A path or query in the entry does not matter: its origin does.
     let mut sim = Sim::new("spec");
     let top = sim.page("top", "https://a.test/");
@@ -615,10 +663,13 @@ fn register_tool_step_20_1_3_exposes_the_tool_to_the_origin_of_each_entry() {
     );
     sim.run();
     assert_eq!(sim.logged(), vec!["1 shared"]);
+    for step in ["15", "15.1", "15.1.1", "15.1.2", "15.1.3"] {
+        assert!(sim.reached(&REGISTER_TOOL, step), "step {step}");
+    }
 }
 
 #[test]
-fn register_tool_step_23_1_notifies_toolchange_once_per_call_or_once_per_task() {
+fn register_tool_step_20_1_notifies_toolchange_once_per_call_or_once_per_task() {
     for (name, events) in [("spec", 2), ("coalesced-registry", 1)] {
         let mut sim = Sim::new(name);
         let top = sim.page("top", "https://a.test/");

@@ -205,3 +205,72 @@ fn hostile_nesting_is_an_error_not_a_crash() {
     let e = parse(&blocks).unwrap_err();
     assert!(e.contains("blocks nest more than 128 deep"), "{e}");
 }
+
+const NEEDS_READINESS: &str = r#"title: needs PR #373
+requires: readiness-api=pr373
+
+subtest "waits"
+  page top https://a.test/
+  promise p in top
+  task in top: top.waitForToolsUntil(p)
+  run
+  expect top.toolsReady == false
+"#;
+
+#[test]
+fn a_requirement_the_profile_does_not_meet_is_precondition_failed() {
+    use webmcp_ref::scenario::Status;
+    let file = parse_file("needs.scn", NEEDS_READINESS).unwrap();
+    let under = |name: &str| {
+        run_file(
+            &file,
+            &RunOptions {
+                profile: webmcp_ref::Profile::named(name).unwrap(),
+                ..RunOptions::default()
+            },
+        )
+    };
+    assert_eq!(under("spec").subtests[0].status, Status::Pass);
+    let text = under("text");
+    let sub = &text.subtests[0];
+    assert_eq!(sub.status, Status::PreconditionFailed);
+    assert_eq!(
+        sub.messages,
+        ["not run: needs.scn requires readiness-api=pr373; profile text has readiness-api=none"]
+    );
+    // It does not count as a failure, and wptreport names it as testharness.js does.
+    assert!(text.passed());
+    let report = webmcp_ref::report::wptreport(&[text], "text", &[]);
+    assert_eq!(
+        report["results"][0]["subtests"][0]["status"],
+        "PRECONDITION_FAILED"
+    );
+}
+
+#[test]
+fn a_bad_requirement_says_where() {
+    let e = parse("title: t\nrequires: readiness-api=maybe\n\nsubtest \"s\"\n  page top https://a.test/\n")
+        .unwrap_err();
+    assert!(e.starts_with("x.scn:2:"), "{e}");
+    assert!(e.contains("maybe"), "{e}");
+    let e = parse("title: t\nrequires: nosuchprofile\n\nsubtest \"s\"\n  page top https://a.test/\n")
+        .unwrap_err();
+    assert!(e.starts_with("x.scn:2:11:"), "{e}");
+    assert!(e.contains("unknown profile `nosuchprofile`"), "{e}");
+    let e = parse("title: t\nrequires: spec text\n\nsubtest \"s\"\n  page top https://a.test/\n")
+        .unwrap_err();
+    assert!(e.starts_with("x.scn:2:16:"), "{e}");
+}
+
+#[test]
+fn template_literals_build_strings_and_say_where_they_break() {
+    let file = parse_file(
+        "t.scn",
+        "title: t\n\nsubtest \"s\"\n  page top https://a.test/\n  task in top:\n    n = 7\n    s = `n=${n} a=${[1, null, \"x\"]} o=${ {a: 1} } nested=${`(${n})`}`\n  run\n  expect s == \"n=7 a=1,,x o=[object Object] nested=(7)\"\n",
+    )
+    .unwrap();
+    let r = run_file(&file, &RunOptions::default());
+    assert!(r.passed(), "{:?}", r.subtests[0].expectations);
+    let e = parse("title: t\n\nsubtest \"s\"\n  page top https://a.test/\n  task in top:\n    s = `x ${n\n").unwrap_err();
+    assert!(e.starts_with("x.scn:6:12:"), "{e}");
+}

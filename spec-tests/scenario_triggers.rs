@@ -6,7 +6,7 @@
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
 use webmcp_ref::scenario::ast::ActionKind;
-use webmcp_ref::scenario::runner::SubtestRun;
+use webmcp_ref::scenario::runner::{unmet_requirement, SubtestRun};
 use webmcp_ref::scenario::{parse_file, run_file, RunOptions, Status};
 
 fn run(source: &str) -> webmcp_ref::scenario::FileResult {
@@ -303,9 +303,15 @@ fn the_served_scenarios_hold_under_every_profile() {
             };
             let r = run_file(&file, &options);
             for s in &r.subtests {
+                // A profile without what the file requires does not run it.
+                let expected = if unmet_requirement(&file, &options.profile).is_some() {
+                    Status::PreconditionFailed
+                } else {
+                    Status::Pass
+                };
                 assert_eq!(
                     s.status,
-                    Status::Pass,
+                    expected,
                     "{} {:?} [{}]: {:?}",
                     r.path,
                     s.name,

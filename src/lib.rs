@@ -10,6 +10,7 @@ pub mod host;
 pub mod report;
 pub mod scenario;
 pub mod script;
+pub mod speccheck;
 pub mod webmcp;
 
 pub use engine::prelude;

@@ -253,6 +253,18 @@ impl Sim {
         self.rejection(self.promise_named(name))
     }
 
+    /// How the promise a script bound to `name` settled: `Ok` with the string it was fulfilled
+    /// with (`executeTool()`'s result), `Err` with its rejection (see `rejection`).
+    pub fn outcome_of(&self, name: &str) -> Result<String, String> {
+        let p = self.promise_named(name);
+        match self.w.promise_state(p) {
+            PromiseState::Fulfilled(Value::String(s)) => Ok(s.clone()),
+            PromiseState::Fulfilled(other) => Ok(self.w.display_value(other)),
+            PromiseState::Rejected(_) => Err(self.rejection(p)),
+            PromiseState::Pending => panic!("{name} is still pending"),
+        }
+    }
+
     /// The log's lines, in order.
     pub fn logged(&self) -> Vec<String> {
         self.w.log().iter().map(|l| l.text.clone()).collect()
@@ -320,6 +332,12 @@ pub fn tool(name: &str, extra: &str) -> String {
         format!(", {extra}")
     };
     format!("{{name: {name:?}, description: \"d\", execute: returns(\"ok\"){extra}}}")
+}
+
+/// The `RegisteredTool` dictionary `getTools()` gives for tool `name` of the document scripts
+/// name `window`, whose origin is `origin`.
+pub fn registered(name: &str, window: &str, origin: &str) -> String {
+    format!("{{name: {name:?}, description: \"d\", window: {window}, origin: {origin:?}}}")
 }
 
 /// The names of the tools an observation showed for each document, in tree order.

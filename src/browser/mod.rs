@@ -25,7 +25,7 @@ use thiserror::Error;
 use crate::engine::profile::Profile;
 use crate::explore::{explore_file, ExploreOptions, Progress};
 use crate::export::{export_file, write_tree, ExportedFile, LeftOut};
-use crate::scenario::{run_file, RunOptions, ScenarioFile, Status};
+use crate::scenario::{run_file, RunOptions, ScenarioFile};
 use known::KnownDifference;
 
 /// How to run the check.
@@ -402,11 +402,7 @@ fn engine_side(
             })
             .collect();
         messages.extend(sub.messages.iter().cloned());
-        let status = match sub.status {
-            Status::Pass => "PASS",
-            Status::Fail => "FAIL",
-            Status::Error => "ERROR",
-        };
+        let status = sub.status.name();
         out.insert(
             (sub.name.clone(), sub.line),
             (

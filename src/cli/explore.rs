@@ -99,11 +99,13 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             let schedules: u128 = results.iter().map(|e| e.schedules).sum();
             let failed = results.iter().filter(|e| e.complete && !e.passed()).count();
             let incomplete = results.iter().filter(|e| !e.complete).count();
+            let not_run = results.iter().filter(|e| e.not_run.is_some()).count();
             writeln!(
                 out,
-                "\n{} subtests explored: {} passed, {failed} failed, {incomplete} incomplete; {schedules} schedules, {states} distinct states, {:.2} s",
-                results.len(),
-                results.len() - failed - incomplete,
+                "\n{} subtests explored: {} passed, {failed} failed, {incomplete} incomplete{}; {schedules} schedules, {states} distinct states, {:.2} s",
+                results.len() - not_run,
+                results.len() - failed - incomplete - not_run,
+                if not_run > 0 { format!(" ({not_run} not run: PRECONDITION_FAILED)") } else { String::new() },
                 elapsed.as_secs_f64()
             )?;
         }

@@ -9,6 +9,7 @@ pub mod export_wpt;
 pub mod profiles;
 pub mod run;
 pub mod serve;
+pub mod spec_check;
 pub mod trace;
 
 use std::io::{self, Write};
@@ -53,6 +54,11 @@ enum Command {
     Serve(serve::Args),
     /// The named profiles and every switch, with its values and where it comes from.
     Profiles(profiles::Args),
+    /// Compare a Bikeshed source of the WebMCP text (its index.bs) with the engine's
+    /// algorithm tables and with the digest of the text the engine last matched, and name the
+    /// subtests that reach each step that changed. Exit 0 when there is nothing to say, 1 with
+    /// findings, 2 on bad input.
+    SpecCheck(spec_check::Args),
     /// Write scenario files as WPT testharness.js tests (.https.html, one promise_test per
     /// subtest), laid out as in WPT, each folder with the resources/ its tests load.
     ExportWpt(export_wpt::Args),
@@ -81,6 +87,7 @@ pub fn main() -> ExitCode {
         // stdout is the MCP transport.
         Command::Serve(args) => serve::run(args),
         Command::Profiles(args) => profiles::run(args, &mut out),
+        Command::SpecCheck(args) => spec_check::run(args, &mut out),
         Command::ExportWpt(args) => export_wpt::run(args, &mut out),
         Command::DiffBrowser(args) => diff_browser::run(args, &mut out),
     };
@@ -160,6 +167,20 @@ pub enum BadInput {
     Serve(#[from] ServeError),
     #[error(transparent)]
     Diff(#[from] DiffError),
+    #[error("{path}: {error}")]
+    File { path: String, error: io::Error },
+    /// A Bikeshed source spec-check cannot read: `FILE:LINE:COLUMN: what`.
+    #[error("{path}:{}:{}: {}", .error.line, .error.column, .error.message)]
+    Bikeshed {
+        path: String,
+        error: webmcp_ref::speccheck::ParseError,
+    },
+    /// A malformed digest: `FILE:LINE:1: what`.
+    #[error("{path}:{}:1: {}", .error.line, .error.message)]
+    Digest {
+        path: String,
+        error: webmcp_ref::speccheck::DigestError,
+    },
 }
 
 /// Why a command stopped early.

@@ -65,7 +65,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
                 )?;
             }
             for (name, results) in &runs {
-                let (files, subtests, pass, fail, error) = report::summary(results);
+                let summary = report::summary(results);
                 let switches = built
                     .iter()
                     .find(|p| &p.name == name)
@@ -73,8 +73,12 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
                     .unwrap_or_default();
                 writeln!(
                     out,
-                    "\nprofile {name}{}: {files} files, {subtests} subtests: {pass} passed, {fail} failed, {error} errors",
-                    if switches.is_empty() { String::new() } else { format!(" ({})", switches.join(", ")) }
+                    "\nprofile {name}{}: {summary}",
+                    if switches.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", switches.join(", "))
+                    }
                 )?;
             }
             if runs.len() > 1 {

@@ -30,7 +30,11 @@ pub struct NamedProfile {
 pub const NAMED_PROFILES: &[NamedProfile] = &[
     NamedProfile {
         name: "spec",
-        about: "PR #373's final revision on the spec snapshot (the default)",
+        about: "the published text (webmachinelearning/webmcp 0023abda) with PR #373's final revision on top (the default)",
+    },
+    NamedProfile {
+        name: "text",
+        about: "the published text (0023abda) alone, without PR #373: no readiness API, and an observation does not wait",
     },
     NamedProfile {
         name: "pr373-r1",
@@ -62,7 +66,7 @@ pub const NAMED_PROFILES: &[NamedProfile] = &[
     },
     NamedProfile {
         name: "literal",
-        about: "the spec text word for word, its slips included",
+        about: "the published text and PR #373 word for word, their slips included",
     },
 ];
 

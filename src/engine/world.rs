@@ -344,7 +344,11 @@ impl Host for World {
     }
 
     fn unloading_document_cleanup_steps(&mut self, doc: DocumentKey) {
-        self.webmcp_unloading_document_cleanup_steps(doc);
+        self.unloading_document_cleanup_steps_of_webmcp(doc);
+    }
+
+    fn document_destroyed(&mut self, doc: DocumentKey) {
+        self.settle_promises_of_destroyed_realm(doc);
     }
 
     fn lifecycle_reached(&mut self, doc: DocumentKey, stage: Lifecycle) {

@@ -37,7 +37,7 @@ use serde::Serialize;
 use crate::engine::profile::Profile;
 use crate::engine::schedule::{ScheduleError, Scheduler};
 use crate::scenario::ast::{ScenarioFile, Subtest};
-use crate::scenario::runner::{ExpectationResult, Next, Status, SubtestRun};
+use crate::scenario::runner::{unmet_requirement, ExpectationResult, Next, SubtestRun};
 use crate::scenario::RunOptions;
 
 /// The explorer's scheduler at one choice point: it takes the candidate the search is
@@ -169,6 +169,8 @@ pub struct Exploration {
     pub outcomes: Vec<OutcomeReport>,
     pub expectations: Vec<ExpectationVerdict>,
     pub errors: Vec<String>,
+    /// Why the profile does not run the subtest (its file's `requires:`): nothing explored.
+    pub not_run: Option<String>,
 }
 
 /// A distinct outcome and how many schedules reach it.
@@ -227,6 +229,7 @@ impl Exploration {
             } else {
                 vec![error.to_string()]
             },
+            not_run: None,
         }
     }
 
@@ -319,6 +322,12 @@ fn explore_subtest_here(
     options: &ExploreOptions,
     progress: &Progress,
 ) -> Exploration {
+    if let Some(why) = unmet_requirement(file, &options.profile) {
+        return Exploration {
+            not_run: Some(why),
+            ..Exploration::empty(file, subtest, options, "")
+        };
+    }
     let run_options = RunOptions {
         profile: options.profile.clone(),
         ..RunOptions::default()
@@ -440,11 +449,7 @@ impl Explorer<'_> {
         }
         let result = run.finish();
         let leaf = Leaf {
-            status: match result.status {
-                Status::Pass => "PASS",
-                Status::Fail => "FAIL",
-                Status::Error => "ERROR",
-            },
+            status: result.status.name(),
             expectations: result
                 .expectations
                 .iter()

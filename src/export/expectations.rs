@@ -101,7 +101,11 @@ impl Translator<'_> {
                 }
                 LogExpect::Lacks(l) => format!("w.assert_log_lacks({})", js::string(l)),
             },
-            ExpectKind::Observation { .. } | ExpectKind::ObservationTools { .. } => {
+            ExpectKind::Observation { .. }
+            | ExpectKind::ObservationTools { .. }
+            | ExpectKind::ObservationOrigins { .. }
+            | ExpectKind::ObservationPending { .. }
+            | ExpectKind::ObservationTime { .. } => {
                 return Err(omit(
                     "observe",
                     "the browser agent's observation has no page API",

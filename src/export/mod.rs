@@ -33,7 +33,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::engine::profile::Profile;
-use crate::scenario::ast::ScenarioFile;
+use crate::scenario::ast::{ScenarioFile, Tag};
+use crate::scenario::runner::unmet_requirement;
 use crate::script::js;
 pub use translate::LeftOut;
 
@@ -115,12 +116,61 @@ pub fn test_path(source: &str) -> String {
 }
 
 /// Exports one scenario file under a profile (whose expectations it asserts).
+/// The page-side check of one `requires:` tag: a JavaScript condition true where the browser
+/// has what the tag names. Only features a page can detect have one.
+fn feature_check(tag: &Tag) -> Option<&'static str> {
+    match tag {
+        Tag::Switch(name, value) if name == "readiness-api" => Some(match value.as_str() {
+            "pr373" => "\"waitForToolsUntil\" in document.modelContext",
+            _ => "!(\"waitForToolsUntil\" in document.modelContext)",
+        }),
+        _ => None,
+    }
+}
+
+/// The `assert_implements_optional` line a file's `requires:` becomes, so that a browser
+/// without the feature reports PRECONDITION_FAILED as the engine does; `None` when a tag has no
+/// page-side check.
+fn requirement_check(file: &ScenarioFile) -> Option<Option<String>> {
+    if file.requires.is_empty() {
+        return Some(None);
+    }
+    let checks: Option<Vec<&str>> = file.requires.iter().map(feature_check).collect();
+    let wanted: Vec<String> = file.requires.iter().map(ToString::to_string).collect();
+    checks.map(|c| {
+        Some(format!(
+            "assert_implements_optional({}, {});",
+            c.join(" || "),
+            js::string(&format!("the scenario requires {}", wanted.join(" or ")))
+        ))
+    })
+}
+
 pub fn export_file(file: &ScenarioFile, profile: &Profile) -> ExportedFile {
     let mut body = String::new();
     let mut subtests = Vec::new();
     let mut seconds = 0.5;
+    let requirement = requirement_check(file);
     for sub in &file.subtests {
-        let t = translate::translate(file, sub, profile);
+        let mut t = translate::translate(file, sub, profile);
+        // A requirement no page can check, unmet by the profile: the engine does not run the
+        // subtest, and the browser cannot tell it apart.
+        if requirement.is_none() && unmet_requirement(file, profile).is_some() {
+            t.checks = 0;
+            t.left_out.push(LeftOut {
+                line: 1,
+                kind: "requires",
+                text: format!(
+                    "requires: {}",
+                    file.requires
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                why: "the profile does not meet it, and a page cannot check it".into(),
+            });
+        }
         let mut kinds: Vec<&str> = Vec::new();
         for l in &t.left_out {
             if l.kind != "after" && !kinds.contains(&l.kind) {
@@ -143,6 +193,9 @@ pub fn export_file(file: &ScenarioFile, profile: &Profile) -> ExportedFile {
                     js::comment(&js::string(&sub.name)),
                     js::string(&sub.name)
                 ));
+                if let Some(Some(check)) = &requirement {
+                    body.push_str(&format!("  {check}\n"));
+                }
                 for l in &t.body {
                     body.push_str("  ");
                     body.push_str(l);

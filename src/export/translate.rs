@@ -281,12 +281,16 @@ impl Translator<'_> {
                 self.scene.doc(realm)?;
                 let behaviour = match kind {
                     ThenableKind::Keep => String::new(),
-                    ThenableKind::Resolves(e) => {
-                        format!(", {{resolves: {}}}", self.scene.expr(e, &[], Mode::Script)?)
-                    }
-                    ThenableKind::Rejects(e) => {
-                        format!(", {{rejects: {}}}", self.scene.expr(e, &[], Mode::Script)?)
-                    }
+                    ThenableKind::Resolves(e, after) => format!(
+                        ", {{resolves: {}{}}}",
+                        self.scene.expr(e, &[], Mode::Script)?,
+                        after.map_or(String::new(), |ms| format!(", after: {ms}"))
+                    ),
+                    ThenableKind::Rejects(e, after) => format!(
+                        ", {{rejects: {}{}}}",
+                        self.scene.expr(e, &[], Mode::Script)?,
+                        after.map_or(String::new(), |ms| format!(", after: {ms}"))
+                    ),
                     ThenableKind::Throws(e) => {
                         format!(", {{throws: {}}}", self.scene.expr(e, &[], Mode::Script)?)
                     }
@@ -397,8 +401,8 @@ impl Translator<'_> {
                 ))
             }
             ActionKind::Observe { name, expect, .. } => {
-                if let Some((_, tags)) = expect {
-                    if !applies(tags, self.profile) {
+                if let Some(e) = expect {
+                    if !applies(&e.tags, self.profile) {
                         return Ok(());
                     }
                 }

@@ -182,7 +182,8 @@ impl Driver<'_> {
                 continue;
             };
             let outcome = match &self.world().webmcp().executions[call.execution].outcome {
-                Some(Ok(result)) => CallOutcome::Returned(result.clone()),
+                // A null result (the execution navigated its document) reads as an empty one.
+                Some(Ok(result)) => CallOutcome::Returned(result.clone().unwrap_or_default()),
                 Some(Err(e)) => CallOutcome::Failed(if e.message.is_empty() {
                     e.name.clone()
                 } else {

@@ -16,7 +16,7 @@ use crate::host::keys::{DocumentKey, NavigableKey};
 use crate::host::parallel::ParallelStepKind;
 use crate::prelude::*;
 use crate::scenario::ast::{Action, ActionKind, Subtest};
-use crate::script::ast::{Block, CallbackBody, Expr, StmtKind};
+use crate::script::ast::{Block, CallbackBody, Expr, LogPart, StmtKind};
 use crate::webmcp::switches::ReadinessToolchange;
 use crate::webmcp::{ModelContextKey, ToolchangeCount};
 
@@ -239,6 +239,10 @@ fn expr_navigates(e: &Expr) -> bool {
         Expr::Object(props) => props.iter().any(|(_, e)| expr_navigates(e)),
         Expr::Member(target, _) => expr_navigates(target),
         Expr::Index(a, b) => expr_navigates(a) || expr_navigates(b),
+        Expr::Template(parts) => parts.iter().any(|part| match part {
+            LogPart::Expr(e) => expr_navigates(e),
+            LogPart::Text(_) => false,
+        }),
         Expr::Literal(_) | Expr::Name(_) => false,
     }
 }

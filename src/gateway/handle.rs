@@ -48,6 +48,9 @@ pub enum ServeError {
     Setup(NotServable),
     #[error("the gateway's driver thread could not start: {0}")]
     Thread(String),
+    /// The profile does not run the file (its `requires:`).
+    #[error("{0}")]
+    NotRun(String),
 }
 
 /// What is being served, fixed for the server's life.
@@ -158,6 +161,9 @@ impl Gateway {
     /// Builds the subtest's world up to its serve point, and starts the driver thread.
     pub fn start(file: ScenarioFile, options: ServeOptions) -> Result<Gateway, ServeError> {
         let index = pick_subtest(&file, options.subtest.as_deref())?;
+        if let Some(why) = crate::scenario::runner::unmet_requirement(&file, &options.profile) {
+            return Err(ServeError::NotRun(why));
+        }
         let (requests, inbox) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (tool_set_tx, tool_set) = watch::channel(0u64);

@@ -125,11 +125,12 @@ impl Driver<'_> {
                 }
                 let line = format!("  - description: {}", a.page(&t.description));
                 a.line(line);
-                let line = format!("  - origin: {}", a.page(&t.origin));
+                let line = format!("  - origin: {}", a.page(&doc.origin));
                 a.line(line);
+                let hints = t.annotations.unwrap_or_default();
                 a.line(format!(
                     "  - annotations: readOnlyHint={}, untrustedContentHint={}",
-                    t.read_only_hint, t.untrusted_content_hint
+                    hints.read_only_hint, hints.untrusted_content_hint
                 ));
                 if t.input_schema.is_empty() {
                     a.line("  - input schema: none");

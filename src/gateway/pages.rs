@@ -136,7 +136,7 @@ impl Driver<'_> {
                 &t.input_schema,
             )
                 .hash(&mut h);
-            (t.read_only_hint, t.untrusted_content_hint).hash(&mut h);
+            t.annotations.hash(&mut h);
         });
         h.finish()
     }
@@ -156,8 +156,8 @@ impl Driver<'_> {
                 title: t.title.clone(),
                 description: t.description.clone(),
                 input_schema: t.input_schema.clone(),
-                read_only: t.read_only_hint,
-                untrusted_content: t.untrusted_content_hint,
+                read_only: t.annotations.is_some_and(|a| a.read_only_hint),
+                untrusted_content: t.annotations.is_some_and(|a| a.untrusted_content_hint),
                 origin: d.origin.serialize(),
                 url: d.url.to_string(),
             });

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::callback::Callback;
-use super::keys::{DocumentKey, EventLoopKey, ParallelQueueKey, PromiseKey, TimerKey};
+use super::keys::{DocumentKey, EventLoopKey, ParallelQueueKey, PromiseKey, ResolverKey, TimerKey};
 use super::navigable::{Lifecycle, Navigables};
 use super::parallel::{ParallelQueues, QueueState};
 use super::promise::{Job, Promises};
@@ -88,6 +88,13 @@ pub enum TaskAction<U: Upper> {
         url: String,
         label: String,
         keep_in_bfcache: bool,
+    },
+    /// A timer's callback calls one of a pair of resolving functions (a scenario's thenable
+    /// that settles later).
+    CallResolver {
+        resolver: ResolverKey,
+        reject: bool,
+        value: Value,
     },
     /// A task the specification above queued (the seam).
     Webmcp(U::Task),
@@ -380,6 +387,11 @@ pub trait EventLoops: Host {
                 _ => "load".into(),
             },
             TaskAction::CommitNavigation { url, .. } => format!("the navigation to {url} commits"),
+            TaskAction::CallResolver { reject, value, .. } => format!(
+                "the thenable's timer calls {}({})",
+                if *reject { "reject" } else { "resolve" },
+                self.describe_value(value)
+            ),
             TaskAction::Webmcp(step) => self.describe_task_step(step),
         }
     }
@@ -452,6 +464,11 @@ pub trait EventLoops: Host {
                     self.harness_note(|_| format!("navigation did not commit: {e}"));
                 }
             }
+            TaskAction::CallResolver {
+                resolver,
+                reject,
+                value,
+            } => self.call_resolver(resolver, reject, value),
             TaskAction::Webmcp(step) => self.run_task_step(step, doc),
         }
     }

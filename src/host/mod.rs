@@ -249,8 +249,12 @@ pub trait Host: DerefMut<Target = HostState<Self::Upper>> + Sized {
 
     /// A document was created (WebMCP: its `ModelContext`).
     fn document_created(&mut self, doc: DocumentKey);
-    /// HTML's unloading document cleanup steps, which other specifications define.
+    /// HTML's unloading document cleanup steps, which other specifications define: run when
+    /// a fully active document is unloaded (it enters the back/forward cache, or is about to
+    /// be destroyed).
     fn unloading_document_cleanup_steps(&mut self, doc: DocumentKey);
+    /// A document was destroyed.
+    fn document_destroyed(&mut self, doc: DocumentKey);
     /// A document reached `DOMContentLoaded` or `load`.
     fn lifecycle_reached(&mut self, doc: DocumentKey, stage: Lifecycle);
     /// Which documents of `traversable`'s tree are fully active changed.

@@ -226,7 +226,7 @@ pub trait Navigables: Host {
         n.history_index = n.history.len() - 1;
         n.active_document = Some(doc);
         let traversable = n.traversable;
-        self.tree_changed(traversable);
+        self.activity_changed(traversable);
     }
 
     /// Removes the `<iframe>` whose content document is `doc`: its navigable is destroyed,
@@ -246,8 +246,9 @@ pub trait Navigables: Host {
             .child_navigables
             .retain(|&n| n != nav);
         self.harness_note(|w| format!("remove iframe {}", w.navigables[nav].label));
+        self.unload_document_and_its_descendants(doc);
         self.destroy_navigable(nav);
-        self.tree_changed(traversable);
+        self.activity_changed(traversable);
         self.wake_waits();
         Ok(())
     }
@@ -271,12 +272,21 @@ pub trait Navigables: Host {
         for child in children {
             self.destroy_navigable(child);
         }
+        // HTML's "destroy a document" runs the unloading document cleanup steps too. A document
+        // destroyed right after being unloaded (a navigation without the cache, a removed
+        // iframe, a closed page) already ran them, and nothing can have run in between, so
+        // they are not run twice; a document destroyed in the back/forward cache ran them when
+        // it entered the cache, and may have gathered state since (a tool execution queued
+        // for it), so they run again, for a document that has no node navigable.
+        if self.documents[doc].in_bfcache {
+            self.unloading_document_cleanup_steps(doc);
+        }
         self.documents[doc].destroyed = true;
         self.documents[doc].in_bfcache = false;
         // Tasks whose document is destroyed can never run: the queues drop them.
         self.discard_tasks_of(doc);
         self.cancel_timers_of(doc);
-        self.unloading_document_cleanup_steps(doc);
+        self.document_destroyed(doc);
     }
 
     /// Navigates `frame` (the navigable whose active document is `from`) to `url`; the new
@@ -315,6 +325,7 @@ pub trait Navigables: Host {
             self.destroy_document(d);
         }
         let new = self.create_document(nav, label, url, DocumentOptions::default());
+        self.unload_document_and_its_descendants(from);
         if keep_in_bfcache {
             self.documents[from].in_bfcache = true;
         } else {
@@ -347,13 +358,14 @@ pub trait Navigables: Host {
                 w.label(doc)
             )
         });
+        self.unload_document_and_its_descendants(doc);
         self.documents[doc].in_bfcache = true;
         self.documents[previous].in_bfcache = false;
         let n = &mut self.navigables[nav];
         n.history_index -= 1;
         n.active_document = Some(previous);
         let traversable = n.traversable;
-        self.tree_changed(traversable);
+        self.activity_changed(traversable);
         self.wake_waits();
         Ok(previous)
     }
@@ -370,11 +382,42 @@ pub trait Navigables: Host {
             return Err(HostError::AlreadyRemoved(self.label(doc)));
         }
         self.harness_note(|w| format!("close {}", w.navigables[nav].label));
+        if let Some(top) = self.navigables[nav].active_document {
+            self.unload_document_and_its_descendants(top);
+        }
         self.destroy_navigable(nav);
         self.navigables[nav].active_document = None;
-        self.tree_changed(nav);
+        self.activity_changed(nav);
         self.wake_waits();
         Ok(())
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/document-lifecycle.html#unload-a-document-and-its-descendants>:
+    /// a fully active document's descendants are unloaded first, then the document itself,
+    /// each running the unloading document cleanup steps other specifications define. (A
+    /// document already in the back/forward cache was unloaded when it entered it.)
+    fn unload_document_and_its_descendants(&mut self, doc: DocumentKey) {
+        if !self.is_fully_active(doc) {
+            return;
+        }
+        let children: Vec<DocumentKey> = self.documents[doc]
+            .child_navigables
+            .iter()
+            .filter(|n| !self.navigables[**n].destroyed)
+            .filter_map(|n| self.navigables[*n].active_document)
+            .collect();
+        for child in children {
+            self.unload_document_and_its_descendants(child);
+        }
+        self.unloading_document_cleanup_steps(doc);
+    }
+
+    /// Which documents of `traversable`'s tree are fully active may have changed: timers of
+    /// documents that stopped being fully active stop counting (and count on when they are
+    /// again), and the specifications above hear of it.
+    fn activity_changed(&mut self, traversable: NavigableKey) {
+        self.pause_or_resume_timers();
+        self.tree_changed(traversable);
     }
 
     /// Queues the task that takes a loading document to `stage` (`Interactive`: the

@@ -20,6 +20,7 @@ use super::seam::Upper;
 use super::shared::Shared;
 use super::spec::{HOST_ENQUEUE_PROMISE_JOB, PROMISE_RESOLVE_THENABLE_JOB};
 use super::switches::InactiveRealmJobs;
+use super::timers::TimerKind;
 use super::value::{ErrorValue, Value};
 use super::{Completion, Host, HostState};
 use crate::step;
@@ -118,6 +119,13 @@ pub enum ThenBehaviour {
     Reject(Value),
     /// Throws.
     Throw(Value),
+    /// Sets a timer of the thenable's realm (as `setTimeout(..., delay)` would) whose task
+    /// calls `resolve(value)`, or `reject(value)`.
+    Later {
+        reject: bool,
+        value: Value,
+        delay: u64,
+    },
 }
 
 /// An object with a `then` method, in a realm.
@@ -446,6 +454,22 @@ pub trait Promises: Host {
                         ThenBehaviour::Resolve(v) => self.call_resolver(resolver, false, v),
                         ThenBehaviour::Reject(v) | ThenBehaviour::Throw(v) => {
                             self.call_resolver(resolver, true, v)
+                        }
+                        ThenBehaviour::Later {
+                            reject,
+                            value,
+                            delay,
+                        } => {
+                            let document = self.thenables[t].realm;
+                            self.add_timer(
+                                delay,
+                                TimerKind::ThenCallback {
+                                    document,
+                                    resolver,
+                                    reject,
+                                    value,
+                                },
+                            );
                         }
                     },
                     other => self.call_resolver(resolver, false, other),

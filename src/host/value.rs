@@ -134,6 +134,45 @@ impl Value {
         Value::Error(Box::new(e))
     }
 
+    /// ECMAScript's ToString, as a template literal's substitution applies it. An object is
+    /// converted through its `toString` (ToPrimitive with hint string): an array joins its
+    /// elements with commas (`undefined` and `null` as empty), an error gives
+    /// `Error.prototype.toString`, any other object its `[object Class]` tag. A function's
+    /// `toString` gives its source text, which the simulation does not keep: it reads
+    /// `function () { [code] }`.
+    ///
+    /// <https://tc39.es/ecma262/#sec-tostring>
+    pub fn to_js_string(&self) -> String {
+        match self {
+            Value::Undefined => "undefined".into(),
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => number_to_js_string(n.0),
+            Value::String(s) => s.clone(),
+            Value::Array(items) => items
+                .iter()
+                .map(|v| match v {
+                    Value::Undefined | Value::Null => String::new(),
+                    other => other.to_js_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+            Value::Error(e) => match (e.name.is_empty(), e.message.is_empty()) {
+                (_, true) => e.name.clone(),
+                (true, false) => e.message.clone(),
+                (false, false) => format!("{}: {}", e.name, e.message),
+            },
+            Value::Object(_) | Value::Thenable(_) | Value::Unserializable(_) => {
+                "[object Object]".into()
+            }
+            Value::Promise(_) => "[object Promise]".into(),
+            Value::Window(_) => "[object Window]".into(),
+            Value::Controller(_) => "[object AbortController]".into(),
+            Value::Signal(_) => "[object AbortSignal]".into(),
+            Value::Function(_) => "function () { [code] }".into(),
+        }
+    }
+
     /// ECMAScript's Type(x) is Object.
     pub fn is_object(&self) -> bool {
         !matches!(

@@ -67,11 +67,7 @@ pub fn human(results: &[FileResult], sets: &[String], verbose: bool) -> String {
             if sub.status == Status::Pass && !verbose {
                 continue;
             }
-            let status = match sub.status {
-                Status::Pass => "PASS",
-                Status::Fail => "FAIL",
-                Status::Error => "ERROR",
-            };
+            let status = sub.status.name();
             let _ = writeln!(out, "    {status}  {:?} (line {})", sub.name, sub.line);
             for e in sub
                 .expectations
@@ -89,7 +85,7 @@ pub fn human(results: &[FileResult], sets: &[String], verbose: bool) -> String {
             for m in &sub.messages {
                 let _ = writeln!(out, "        {m}");
             }
-            if sub.status != Status::Pass {
+            if !sub.status.held() {
                 let _ = writeln!(
                     out,
                     "        replay with its trace: {}",
@@ -101,16 +97,48 @@ pub fn human(results: &[FileResult], sets: &[String], verbose: bool) -> String {
     out
 }
 
-/// Totals: files, subtests, and how many passed.
-pub fn summary(results: &[FileResult]) -> (usize, usize, usize, usize, usize) {
-    let subtests: Vec<_> = results.iter().flat_map(|f| &f.subtests).collect();
-    let pass = subtests.iter().filter(|s| s.status == Status::Pass).count();
-    let fail = subtests.iter().filter(|s| s.status == Status::Fail).count();
-    let error = subtests
-        .iter()
-        .filter(|s| s.status == Status::Error)
-        .count();
-    (results.len(), subtests.len(), pass, fail, error)
+/// A run's totals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub files: usize,
+    pub subtests: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub errors: usize,
+    /// Subtests the profile does not run (their file's `requires:`).
+    pub not_run: usize,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} files, {} subtests: {} passed, {} failed, {} errors",
+            self.files, self.subtests, self.passed, self.failed, self.errors
+        )?;
+        if self.not_run > 0 {
+            write!(f, ", {} not run (PRECONDITION_FAILED)", self.not_run)?;
+        }
+        Ok(())
+    }
+}
+
+/// Totals: files, subtests, and how each ended.
+pub fn summary(results: &[FileResult]) -> Summary {
+    let mut s = Summary {
+        files: results.len(),
+        ..Summary::default()
+    };
+    for sub in results.iter().flat_map(|f| &f.subtests) {
+        s.subtests += 1;
+        match sub.status {
+            Status::Pass => s.passed += 1,
+            Status::Fail => s.failed += 1,
+            Status::Error => s.errors += 1,
+            Status::PreconditionFailed => s.not_run += 1,
+        }
+    }
+    s
 }
 
 /// The wptreport JSON of one profile's run.
@@ -129,7 +157,11 @@ pub fn wptreport(
                     let message = failure_message(f, s);
                     json!({
                         "name": s.name,
-                        "status": match s.status { Status::Pass => "PASS", _ => "FAIL" },
+                        "status": match s.status {
+                            Status::Pass => "PASS",
+                            Status::PreconditionFailed => "PRECONDITION_FAILED",
+                            Status::Fail | Status::Error => "FAIL",
+                        },
                         "message": message,
                         "expected": "PASS",
                     })
@@ -322,6 +354,14 @@ pub fn missing_required(coverage: &Coverage) -> Vec<String> {
 pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[String]) -> String {
     let mut out = String::new();
     for e in results {
+        if let Some(why) = &e.not_run {
+            let _ = writeln!(
+                out,
+                "{:<10} {} :: {:?} [{}]\n           {why}",
+                "NOT RUN", e.file, e.subtest, e.profile
+            );
+            continue;
+        }
         let verdict = if !e.complete {
             "INCOMPLETE"
         } else if e.passed() {

@@ -15,6 +15,10 @@ pub struct ScenarioFile {
     pub mirrors: Vec<String>,
     /// Spec anchors it is about.
     pub spec: Vec<String>,
+    /// `requires:`: the profiles its subtests run under (tags, any of which a profile must
+    /// match); under any other, each subtest is PRECONDITION_FAILED, as a WPT test of an
+    /// optional feature the browser lacks. Empty: every profile.
+    pub requires: Vec<Tag>,
     pub subtests: Vec<Subtest>,
 }
 
@@ -58,9 +62,12 @@ pub struct Policy {
 /// How a scenario's thenable answers `then`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ThenableKind {
+    /// Keeps the resolving functions for a later `resolve NAME`.
     Keep,
-    Resolves(Expr),
-    Rejects(Expr),
+    /// Resolves at once, or (with a delay) from a timer its `then` sets.
+    Resolves(Expr, Option<u64>),
+    /// Rejects at once, or from a timer.
+    Rejects(Expr, Option<u64>),
     Throws(Expr),
 }
 
@@ -119,8 +126,9 @@ pub enum ActionKind {
     Observe {
         doc: String,
         name: String,
-        /// `observe top => timed-out`: run, then expect this outcome.
-        expect: Option<(WaitOutcome, Vec<Tag>)>,
+        /// `observe top => timed-out [after 5000ms]`: run, then expect this outcome (and how
+        /// long the wait took).
+        expect: Option<ObserveExpect>,
     },
     Expect(Expectation),
     /// `serve`: where `webmcp-ref serve` hands the world to agents; nothing under `run`.
@@ -151,6 +159,30 @@ pub enum Tag {
     Switch(String, String),
     /// `a=b & c=d`: all of them.
     All(Vec<Tag>),
+}
+
+impl Tag {
+    /// The switches the tag names.
+    pub fn switches(&self) -> Vec<&str> {
+        match self {
+            Tag::Profile(_) => Vec::new(),
+            Tag::Switch(name, _) => vec![name.as_str()],
+            Tag::All(all) => all.iter().flat_map(Tag::switches).collect(),
+        }
+    }
+}
+
+impl std::fmt::Display for Tag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tag::Profile(name) => write!(f, "profile {name}"),
+            Tag::Switch(name, value) => write!(f, "{name}={value}"),
+            Tag::All(all) => {
+                let parts: Vec<String> = all.iter().map(ToString::to_string).collect();
+                f.write_str(&parts.join(" & "))
+            }
+        }
+    }
 }
 
 /// A promise's expected state.
@@ -192,10 +224,29 @@ pub enum ExpectKind {
         outcome: WaitOutcome,
         after: Option<u64>,
     },
-    /// `expect o.tools == {top: ["a"], child: []}`
+    /// `expect o.tools == {top: ["a"], child: []}`, or `== none`: the observation returned
+    /// early, with no tool map (`None`).
     ObservationTools {
         name: String,
-        tools: Vec<(String, Vec<String>)>,
+        tools: Option<Vec<(String, Vec<String>)>>,
+    },
+    /// `expect o.origins == {top: "https://a.test", child: "https://b.test"}`: the origin of
+    /// each observed tool collection, by document.
+    ObservationOrigins {
+        name: String,
+        origins: Vec<(String, String)>,
+    },
+    /// `expect o pending`: the observation has not finished (its wait goes on, or it has not
+    /// started).
+    ObservationPending {
+        name: String,
+    },
+    /// `expect o started at 100ms` / `expect o ended at 5100ms`: when the AI agent queue began
+    /// and finished it.
+    ObservationTime {
+        name: String,
+        which: ObservationMoment,
+        ms: u64,
     },
     /// `expect finding perform-an-observation 2`
     Finding {
@@ -216,4 +267,29 @@ pub struct Expectation {
     /// schedule; a single run does not fail on it.
     pub sometimes: bool,
     pub kind: ExpectKind,
+}
+
+/// What an `observe DOC => OUTCOME [after Nms] [tags]` line expects.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObserveExpect {
+    pub outcome: WaitOutcome,
+    /// How long the wait must have taken.
+    pub after: Option<u64>,
+    pub tags: Vec<Tag>,
+}
+
+/// Which moment of an observation an expectation reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObservationMoment {
+    Started,
+    Ended,
+}
+
+impl ObservationMoment {
+    pub fn name(self) -> &'static str {
+        match self {
+            ObservationMoment::Started => "started",
+            ObservationMoment::Ended => "ended",
+        }
+    }
 }

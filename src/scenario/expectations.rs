@@ -108,14 +108,14 @@ impl SubtestParser {
                     p.next_token();
                     let anchor =
                         p.ident("the algorithm's anchor, such as perform-an-observation")?;
-                    if !crate::webmcp::ALGORITHMS.iter().any(|a| a.anchor == anchor) {
+                    if !crate::engine::algorithms().any(|a| a.anchor == anchor) {
+                        let mut anchors: Vec<&str> =
+                            crate::engine::algorithms().map(|a| a.anchor).collect();
+                        anchors.sort();
+                        anchors.dedup();
                         return Err(p.error_prev(format!(
                             "unknown algorithm `{anchor}`; the anchors are: {}",
-                            crate::webmcp::ALGORITHMS
-                                .iter()
-                                .map(|a| a.anchor)
-                                .collect::<Vec<_>>()
-                                .join(", ")
+                            anchors.join(", ")
                         )));
                     }
                     let step = match p.next_token().map(|t| t.tok.clone()) {
@@ -171,7 +171,27 @@ impl SubtestParser {
                 }
                 _ => {}
             }
-            // An observation: `o => outcome` or `o.tools == {...}`.
+            // An observation: `o pending`, `o started at 100ms`, `o ended at 5100ms`.
+            let next = |k: usize| match p.toks.get(p.pos + k) {
+                Some(Token {
+                    tok: Tok::Ident(t), ..
+                }) => Some(t.as_str()),
+                _ => None,
+            };
+            if matches!(next(1), Some("started" | "ended")) && next(2) == Some("at") {
+                let name = p.ident("an observation's name")?;
+                self.check_name(p, &name)?;
+                let which = if p.eat_keyword("started") {
+                    ObservationMoment::Started
+                } else {
+                    p.keyword("ended")?;
+                    ObservationMoment::Ended
+                };
+                p.keyword("at")?;
+                let ms = p.duration()?;
+                return Ok(ExpectKind::ObservationTime { name, which, ms });
+            }
+            // `o => outcome` or `o.tools == {...}` / `== none`.
             if matches!(
                 p.toks.get(p.pos + 1),
                 Some(Token {
@@ -194,33 +214,44 @@ impl SubtestParser {
                     after,
                 });
             }
-            let is_tools = matches!(
-                p.toks.get(p.pos + 1),
-                Some(Token {
-                    tok: Tok::Punct("."),
-                    ..
-                })
-            ) && matches!(p.toks.get(p.pos + 2), Some(Token { tok: Tok::Ident(t), .. }) if t == "tools")
-                && matches!(
-                    p.toks.get(p.pos + 3),
-                    Some(Token {
-                        tok: Tok::Punct("=="),
-                        ..
-                    })
-                )
-                && matches!(
-                    p.toks.get(p.pos + 4),
-                    Some(Token {
-                        tok: Tok::Punct("{"),
-                        ..
-                    })
-                );
+            // `o.origins == {top: "https://a.test"}`.
+            let punct_at = |k: usize, want: &str| matches!(p.toks.get(p.pos + k), Some(Token { tok: Tok::Punct(t), .. }) if *t == want);
+            if punct_at(1, ".") && next(2) == Some("origins") && punct_at(3, "==") {
+                let name = p.ident("an observation's name")?;
+                self.check_name(p, &name)?;
+                p.punct(".")?;
+                p.keyword("origins")?;
+                p.punct("==")?;
+                p.punct("{")?;
+                let mut origins = Vec::new();
+                if !p.eat_punct("}") {
+                    loop {
+                        let doc = self.document_name(p)?;
+                        p.punct(":")?;
+                        origins.push((doc, p.string("the origin in quotes, as serialized")?));
+                        if p.eat_punct("}") {
+                            break;
+                        }
+                        p.punct(",")?;
+                    }
+                }
+                return Ok(ExpectKind::ObservationOrigins { name, origins });
+            }
+            // `o.tools == {` or `o.tools == none`.
+            let punct = |k: usize, want: &str| matches!(p.toks.get(p.pos + k), Some(Token { tok: Tok::Punct(t), .. }) if *t == want);
+            let is_tools = punct(1, ".")
+                && next(2) == Some("tools")
+                && punct(3, "==")
+                && (punct(4, "{") || next(4) == Some("none"));
             if is_tools {
                 let name = p.ident("an observation's name")?;
                 self.check_name(p, &name)?;
                 p.punct(".")?;
                 p.keyword("tools")?;
                 p.punct("==")?;
+                if p.eat_keyword("none") {
+                    return Ok(ExpectKind::ObservationTools { name, tools: None });
+                }
                 p.punct("{")?;
                 let mut tools = Vec::new();
                 if !p.eat_punct("}") {
@@ -245,7 +276,10 @@ impl SubtestParser {
                         p.punct(",")?;
                     }
                 }
-                return Ok(ExpectKind::ObservationTools { name, tools });
+                return Ok(ExpectKind::ObservationTools {
+                    name,
+                    tools: Some(tools),
+                });
             }
         }
         let actual = self.postfix(p)?;

@@ -16,7 +16,7 @@ use crate::webmcp::readiness::WaitOutcome;
 
 pub use crate::script::parser::parse_script;
 
-const HEADERS: &[&str] = &["title", "mirrors", "spec"];
+const HEADERS: &[&str] = &["title", "mirrors", "spec", "requires"];
 
 /// Parses a whole scenario file.
 pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> {
@@ -29,6 +29,7 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
     let mut title = None;
     let mut mirrors = Vec::new();
     let mut spec = Vec::new();
+    let mut requires = Vec::new();
     let mut body_lines = Vec::new();
     let mut in_header = true;
     for (i, raw) in source.lines().enumerate() {
@@ -50,6 +51,10 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
                             title = Some(value)
                         }
                         "mirrors" => mirrors.push(value),
+                        "requires" => {
+                            let column = raw.find(':').map_or(1, |c| c as u32 + 2);
+                            requires.extend(requirement(path, n, column, &raw[key.len() + 1..])?);
+                        }
                         _ => spec.extend(value.split_whitespace().map(str::to_owned)),
                     }
                     body_lines.push(String::new());
@@ -113,8 +118,51 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
         title,
         mirrors,
         spec,
+        requires,
         subtests,
     })
+}
+
+/// `requires: readiness-api=pr373, spec`: the tags a profile must match (any of them, as an
+/// expectation's tags) for the file's subtests to run under it.
+fn requirement(path: &str, line: u32, column: u32, text: &str) -> Result<Vec<Tag>, ParseError> {
+    let positions: Vec<(u32, u32)> = (0..text.chars().count())
+        .map(|i| (line, column + i as u32))
+        .collect();
+    let node = Line {
+        indent: 0,
+        text: text.to_string(),
+        positions,
+        line,
+        column,
+        children: Vec::new(),
+    };
+    let toks = lex_line(path, &node)?;
+    let parser = SubtestParser {
+        script: ScriptParser {
+            path: path.into(),
+            names: Some(BTreeSet::new()),
+            scripts: BTreeMap::new(),
+        },
+    };
+    let mut p = Cursor::new(path, &toks, &node);
+    let mut tags = Vec::new();
+    loop {
+        let mut all = vec![parser.tag(&mut p)?];
+        while p.eat_punct("&") {
+            all.push(parser.tag(&mut p)?);
+        }
+        tags.push(if all.len() == 1 {
+            all.remove(0)
+        } else {
+            Tag::All(all)
+        });
+        if !p.eat_punct(",") {
+            break;
+        }
+    }
+    p.end()?;
+    Ok(tags)
 }
 
 fn parse_subtest(path: &str, lines: &[Line]) -> Result<Vec<Action>, ParseError> {
@@ -303,9 +351,11 @@ impl SubtestParser {
                 p.keyword("in")?;
                 let realm = self.document_name(&mut p)?;
                 let kind = if p.eat_keyword("resolves") {
-                    ThenableKind::Resolves(self.expr(&mut p)?)
+                    let value = self.expr(&mut p)?;
+                    ThenableKind::Resolves(value, self.then_delay(&mut p)?)
                 } else if p.eat_keyword("rejects") {
-                    ThenableKind::Rejects(self.expr(&mut p)?)
+                    let value = self.expr(&mut p)?;
+                    ThenableKind::Rejects(value, self.then_delay(&mut p)?)
                 } else if p.eat_keyword("throws") {
                     ThenableKind::Throws(self.expr(&mut p)?)
                 } else {
@@ -407,13 +457,22 @@ impl SubtestParser {
                 if p.eat_punct("=>") {
                     p.in_expectation = true;
                     let outcome = self.outcome(&mut p)?;
+                    let after = if p.eat_keyword("after") {
+                        Some(p.duration()?)
+                    } else {
+                        None
+                    };
                     let tags = self.tags(&mut p)?;
                     p.end()?;
                     self.no_children(line, "observe")?;
                     return Ok(ActionKind::Observe {
                         doc,
                         name: format!("observation at line {}", line.line),
-                        expect: Some((outcome, tags)),
+                        expect: Some(ObserveExpect {
+                            outcome,
+                            after,
+                            tags,
+                        }),
                     });
                 }
                 p.keyword("as")?;
@@ -630,6 +689,15 @@ impl SubtestParser {
             url::Url::parse(url).map_err(|e| p.error_prev(format!("`{url}` is not a URL: {e}")))?;
         let mut n = 0;
         Ok(crate::host::origin::Origin::of_url(&parsed, &mut n))
+    }
+
+    /// A thenable's `after 100ms`: its `then` sets a timer that settles it.
+    fn then_delay(&self, p: &mut Cursor) -> Result<Option<u64>, ParseError> {
+        if p.eat_keyword("after") {
+            Ok(Some(p.duration()?))
+        } else {
+            Ok(None)
+        }
     }
 
     pub(crate) fn document_name(&self, p: &mut Cursor) -> Result<String, ParseError> {

@@ -83,7 +83,7 @@ pub enum StmtKind {
     },
 }
 
-/// A piece of a `log` template.
+/// A piece of a `log` text or of a template literal.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LogPart {
     Text(String),
@@ -114,6 +114,9 @@ pub enum Expr {
     Array(Vec<Expr>),
     /// A callback written in place: `returns(v)`, `throws(e)`, `pending`, or a named script.
     Callback(CallbackBody),
+    /// A template literal, `` `outer:${inner}` ``: its text, and each substitution converted
+    /// with ECMAScript's ToString.
+    Template(Vec<LogPart>),
 }
 
 /// What a callback written by a scenario does.

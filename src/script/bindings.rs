@@ -11,7 +11,10 @@ use crate::host::keys::DocumentKey;
 use crate::host::promise::ThenBehaviour;
 use crate::host::value::{ErrorValue, Unserializable, Value};
 use crate::host::Completion;
+use crate::step;
 use crate::webmcp::prelude::*;
+use crate::webmcp::switches::ReadinessApi;
+use crate::webmcp::DOCUMENT_MODEL_CONTEXT_GETTER;
 
 /// A member of a `Window`. Scenarios name a document, its `Window` and its `ModelContext` by
 /// the document's name, so the `ModelContext`'s attributes are here too.
@@ -248,7 +251,15 @@ pub fn script_get<W: ScriptHost>(
             w.check_access(realm, *d)?;
         }
         return Ok(match member {
+            // Without PR #373 (readiness-api=none) there is no such attribute.
+            WindowMember::ToolsReady if w.switches().readiness_api == ReadinessApi::None => {
+                Value::Undefined
+            }
             WindowMember::ToolsReady => Value::Bool(w.tools_ready_getter(*d)),
+            WindowMember::ModelContext => {
+                step!(w, DOCUMENT_MODEL_CONTEXT_GETTER, "1", Some(*d));
+                Value::Window(*d)
+            }
             other => window_member(w, *d, other),
         });
     }
@@ -332,7 +343,11 @@ pub fn call_method<W: ScriptHost>(
         (Value::Window(d), _) => {
             let d = *d;
             w.check_access(realm, d)?;
-            let Some(method) = ModelContextMethod::parse(method) else {
+            let exists = |m: &ModelContextMethod| {
+                *m != ModelContextMethod::WaitForToolsUntil
+                    || w.switches().readiness_api == ReadinessApi::Pr373
+            };
+            let Some(method) = ModelContextMethod::parse(method).filter(exists) else {
                 return Err(type_error(format!(
                     "modelContext.{method} is not a function"
                 )));

@@ -430,6 +430,19 @@ pub trait Emit: Scene {
                 }
                 format!("[{}]", parts.join(", "))
             }
+            Expr::Template(parts) => {
+                let mut text = String::from("`");
+                for part in parts {
+                    match part {
+                        LogPart::Text(t) => text.push_str(&js::template_text(t)),
+                        LogPart::Expr(e) => {
+                            text.push_str(&format!("${{{}}}", self.expr(e, locals, mode)?))
+                        }
+                    }
+                }
+                text.push('`');
+                text
+            }
             Expr::Callback(body) => {
                 if mode != Mode::Script {
                     return Err(omit("unsupported", "a callback outside a script"));
@@ -752,6 +765,10 @@ fn mentions(e: &Expr, names: &[&str]) -> bool {
         Expr::Global { args, .. } => args.iter().any(|a| mentions(a, names)),
         Expr::Object(props) => props.iter().any(|(_, v)| mentions(v, names)),
         Expr::Array(items) => items.iter().any(|i| mentions(i, names)),
+        Expr::Template(parts) => parts.iter().any(|part| match part {
+            LogPart::Expr(e) => mentions(e, names),
+            LogPart::Text(_) => false,
+        }),
         Expr::Callback(CallbackBody::Returns(e) | CallbackBody::Throws(e)) => mentions(e, names),
         Expr::Callback(CallbackBody::Pending | CallbackBody::Script(_)) | Expr::Literal(_) => false,
     }

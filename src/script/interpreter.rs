@@ -463,6 +463,16 @@ pub trait Interpreter: ScriptHost {
                 }
                 Ok(Value::Array(out))
             }
+            Expr::Template(parts) => {
+                let mut text = String::new();
+                for part in parts {
+                    match part {
+                        LogPart::Text(t) => text.push_str(t),
+                        LogPart::Expr(e) => text.push_str(&self.eval(frame, e)?.to_js_string()),
+                    }
+                }
+                Ok(Value::String(text))
+            }
             Expr::Callback(body) => Ok(Value::Function(
                 Code::Function(Function {
                     realm: frame.realm,

@@ -13,7 +13,18 @@ pub enum Tok {
     Str(String),
     /// A URL written without quotes: `https://a.test/x`.
     Url(String),
+    /// A template literal: `` `text ${expr} text` ``, its text cooked and each substitution
+    /// lexed.
+    Template(Vec<TemplatePiece>),
     Punct(&'static str),
+}
+
+/// A piece of a template literal.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TemplatePiece {
+    Text(String),
+    /// The tokens of a `${...}` substitution.
+    Substitution(Vec<Token>),
 }
 
 impl fmt::Display for Tok {
@@ -24,6 +35,7 @@ impl fmt::Display for Tok {
             Tok::Duration(ms) => write!(f, "duration {ms}ms"),
             Tok::Str(s) => write!(f, "string {s:?}"),
             Tok::Url(u) => write!(f, "URL {u}"),
+            Tok::Template(_) => write!(f, "a template literal"),
             Tok::Punct(p) => write!(f, "`{p}`"),
         }
     }
@@ -72,6 +84,16 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
         }
         if c == '#' {
             break;
+        }
+        if c == '`' {
+            let (pieces, next) = template(&chars, i + 1, positions, (line, column), 0)?;
+            out.push(Token {
+                tok: Tok::Template(pieces),
+                line,
+                column,
+            });
+            i = next;
+            continue;
         }
         if c == '"' || c == '\'' {
             let quote = c;
@@ -254,6 +276,130 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
     Ok(out)
 }
 
+/// Template literals nest (a substitution may hold a template): a limit keeps a hostile file
+/// from exhausting the stack.
+const MAX_TEMPLATE_NESTING: usize = 16;
+
+/// Lexes a template literal whose text starts at `start` (just after its opening backtick):
+/// its pieces, and the index just after its closing backtick. Escapes are cooked as in a
+/// string; a substitution runs to its matching `}` (braces and strings inside it counted) and
+/// is lexed on its own.
+fn template(
+    chars: &[char],
+    start: usize,
+    positions: &[(u32, u32)],
+    (line, column): (u32, u32),
+    depth: usize,
+) -> Result<(Vec<TemplatePiece>, usize), LexError> {
+    let pos = |i: usize| {
+        positions
+            .get(i)
+            .copied()
+            .unwrap_or_else(|| positions.last().copied().unwrap_or((1, 1)))
+    };
+    if depth > MAX_TEMPLATE_NESTING {
+        return Err(LexError {
+            line,
+            column,
+            message: format!("template literals nested more than {MAX_TEMPLATE_NESTING} deep"),
+        });
+    }
+    let unclosed = || LexError {
+        line,
+        column,
+        message: "template literal started here is not closed with `".into(),
+    };
+    let mut pieces = Vec::new();
+    let mut text = String::new();
+    let mut i = start;
+    loop {
+        let Some(&ch) = chars.get(i) else {
+            return Err(unclosed());
+        };
+        match ch {
+            '`' => {
+                if !text.is_empty() {
+                    pieces.push(TemplatePiece::Text(text));
+                }
+                return Ok((pieces, i + 1));
+            }
+            '\\' => {
+                let Some(&esc) = chars.get(i + 1) else {
+                    return Err(unclosed());
+                };
+                text.push(match esc {
+                    'n' => '\n',
+                    't' => '\t',
+                    'r' => '\r',
+                    '0' => '\0',
+                    '\\' | '`' | '$' | '"' | '\'' | '{' | '}' => esc,
+                    other => {
+                        let (l, c) = pos(i + 1);
+                        return Err(LexError {
+                            line: l,
+                            column: c,
+                            message: format!("unknown escape \\{other} in a template literal"),
+                        });
+                    }
+                });
+                i += 2;
+            }
+            '$' if chars.get(i + 1) == Some(&'{') => {
+                if !text.is_empty() {
+                    pieces.push(TemplatePiece::Text(std::mem::take(&mut text)));
+                }
+                let (sub_line, sub_column) = pos(i);
+                let inner_start = i + 2;
+                let mut k = inner_start;
+                let mut braces = 0usize;
+                loop {
+                    let Some(&c) = chars.get(k) else {
+                        return Err(LexError {
+                            line: sub_line,
+                            column: sub_column,
+                            message: "`${` in a template literal is not closed with `}`".into(),
+                        });
+                    };
+                    match c {
+                        '{' => braces += 1,
+                        '}' if braces == 0 => break,
+                        '}' => braces -= 1,
+                        '"' | '\'' => {
+                            k += 1;
+                            while chars.get(k).is_some_and(|&d| d != c) {
+                                k += if chars[k] == '\\' { 2 } else { 1 };
+                            }
+                        }
+                        '`' => {
+                            let (_, next) = template(chars, k + 1, positions, pos(k), depth + 1)?;
+                            k = next;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    k += 1;
+                }
+                let inner: String = chars[inner_start..k].iter().collect();
+                let inner_positions: Vec<(u32, u32)> = (inner_start..k).map(pos).collect();
+                let tokens = lex(&inner, &inner_positions)?;
+                if tokens.is_empty() {
+                    return Err(LexError {
+                        line: sub_line,
+                        column: sub_column,
+                        message: "`${}` in a template literal holds no expression".into(),
+                    });
+                }
+                pieces.push(TemplatePiece::Substitution(tokens));
+                i = k + 1;
+            }
+            other => {
+                text.push(other);
+                i += 1;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,6 +407,65 @@ mod tests {
     fn toks(s: &str) -> Vec<Tok> {
         let pos: Vec<(u32, u32)> = (0..s.chars().count()).map(|i| (1, i as u32 + 1)).collect();
         lex(s, &pos).unwrap().into_iter().map(|t| t.tok).collect()
+    }
+
+    fn lex_err(s: &str) -> LexError {
+        let pos: Vec<(u32, u32)> = (0..s.chars().count()).map(|i| (1, i as u32 + 1)).collect();
+        lex(s, &pos).unwrap_err()
+    }
+
+    #[test]
+    fn lexes_a_template_literal_with_substitutions() {
+        let [Tok::Template(pieces)] = &toks("`a ${x.y} \\` b ${`in ${z}`}# not a comment`")[..]
+        else {
+            panic!("one template");
+        };
+        assert_eq!(pieces.len(), 5);
+        assert_eq!(pieces[0], TemplatePiece::Text("a ".into()));
+        let TemplatePiece::Substitution(first) = &pieces[1] else {
+            panic!("a substitution");
+        };
+        assert_eq!(
+            first.iter().map(|t| t.tok.clone()).collect::<Vec<_>>(),
+            [
+                Tok::Ident("x".into()),
+                Tok::Punct("."),
+                Tok::Ident("y".into())
+            ]
+        );
+        // Positions are the file's: `x` is the 6th character.
+        assert_eq!((first[0].line, first[0].column), (1, 6));
+        assert_eq!(pieces[2], TemplatePiece::Text(" ` b ".into()));
+        let TemplatePiece::Substitution(nested) = &pieces[3] else {
+            panic!("a substitution");
+        };
+        assert!(matches!(
+            nested[..],
+            [Token {
+                tok: Tok::Template(_),
+                ..
+            }]
+        ));
+        assert_eq!(pieces[4], TemplatePiece::Text("# not a comment".into()));
+        assert_eq!(
+            toks("`# kept`"),
+            [Tok::Template(vec![TemplatePiece::Text("# kept".into())])]
+        );
+    }
+
+    #[test]
+    fn a_broken_template_literal_says_where() {
+        let e = lex_err("x = `open ${a");
+        assert_eq!((e.line, e.column), (1, 11), "{e}");
+        assert!(e.message.contains("not closed with `}`"), "{e}");
+        let e = lex_err("x = `never closed");
+        assert_eq!((e.line, e.column), (1, 5), "{e}");
+        let e = lex_err("`${}`");
+        assert!(e.message.contains("holds no expression"), "{e}");
+        let e = lex_err("`\\q`");
+        assert!(e.message.contains("unknown escape"), "{e}");
+        let deep = format!("{}x{}", "`${".repeat(40), "}`".repeat(40));
+        assert!(lex_err(&deep).message.contains("nested more than"));
     }
 
     #[test]

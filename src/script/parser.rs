@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::ast::{Block, Branch, CallbackBody, Expr, LogPart, Stmt, StmtKind};
 use super::bindings::{is_error_name, Global, Spelling};
-use super::lexer::{lex, Tok, Token};
+use super::lexer::{lex, TemplatePiece, Tok, Token};
 use super::syntax::{build_tree, lex_line, logical_lines, Cursor, Line, ParseError, MAX_NESTING};
 use crate::host::value::{ErrorValue, Value};
 
@@ -296,6 +296,24 @@ impl ScriptParser {
         }
     }
 
+    /// `` `text ${expr} text` ``: each substitution is a whole expression, parsed from its own
+    /// tokens.
+    fn template_literal(&self, p: &Cursor, pieces: Vec<TemplatePiece>) -> Result<Expr, ParseError> {
+        let mut parts = Vec::with_capacity(pieces.len());
+        for piece in pieces {
+            match piece {
+                TemplatePiece::Text(t) => parts.push(LogPart::Text(t)),
+                TemplatePiece::Substitution(tokens) => {
+                    let mut inner = p.sub(&tokens);
+                    let e = self.expr(&mut inner)?;
+                    inner.end()?;
+                    parts.push(LogPart::Expr(e));
+                }
+            }
+        }
+        Ok(Expr::Template(parts))
+    }
+
     /// `"text {expr} text"`: the braces hold a name or member path.
     pub(crate) fn template(
         &self,
@@ -403,6 +421,7 @@ impl ScriptParser {
             Tok::Number(n) => Expr::Literal(Value::number(n)),
             Tok::Str(s) => Expr::Literal(Value::String(s)),
             Tok::Url(u) => Expr::Literal(Value::String(u)),
+            Tok::Template(pieces) => self.template_literal(p, pieces)?,
             Tok::Duration(ms) => Expr::Literal(Value::number(ms as f64)),
             Tok::Punct("(") => {
                 let e = self.expr(p)?;

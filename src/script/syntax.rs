@@ -62,7 +62,7 @@ pub fn logical_lines(path: &str, lines: &[String]) -> Result<Vec<Line>, ParseErr
                     }
                 }
                 None => match c {
-                    '"' | '\'' => quote = Some(c),
+                    '"' | '\'' | '`' => quote = Some(c),
                     '(' | '[' | '{' => depth += 1,
                     ')' | ']' | '}' => depth -= 1,
                     _ => {}
@@ -197,6 +197,23 @@ pub struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor over tokens nested in the current one's (a template literal's substitution):
+    /// same file, the same nesting depth carried on, its end where its last token is.
+    pub fn sub<'b>(&self, toks: &'b [Token]) -> Cursor<'b>
+    where
+        'a: 'b,
+    {
+        let end_at = toks.last().map_or(self.end_at, |t| (t.line, t.column + 1));
+        Cursor {
+            path: self.path,
+            toks,
+            pos: 0,
+            end_at,
+            in_expectation: false,
+            depth: self.depth,
+        }
+    }
+
     pub fn new(path: &'a str, toks: &'a [Token], line: &Line) -> Cursor<'a> {
         let end_at = line
             .positions

@@ -5,7 +5,10 @@
 //! - [`readiness`]: PR #373's `waitForToolsUntil()`, `toolsReady`, update the tools-ready
 //!   state, wait for tools to be ready.
 //! - [`observation`]: perform an observation.
-//! - [`agent_api`]: `getTools()`, `executeTool()`, `toolactivated`, `toolcancel`.
+//! - [`get_tools`], [`execute_tool`]: `getTools()`, `executeTool()`.
+//! - [`pending`]: pending tool executions: their completion, cancel a pending tool execution,
+//!   the unloading document cleanup steps.
+//! - [`execution`]: the tool execute steps and the imperative execute steps (`toolactivated`).
 //! - [`input_schema`]: the JSON Schema subset of WPT's `.tentative` tests.
 //! - [`algorithms`]: every algorithm's steps as its text numbers them: the published text,
 //!   PR #373's final and first revisions, the proposals, and the engine's own.
@@ -19,14 +22,19 @@
 //! implements it. Nothing here names the layers above (the page script, the engine, the
 //! scenario language or the tools built on them).
 
-pub mod agent_api;
 pub mod algorithms;
+pub mod execute_tool;
+pub mod execution;
+pub mod get_tools;
 pub mod input_schema;
 pub mod observation;
+pub mod pending;
 pub mod readiness;
 pub mod registry;
 pub mod steps;
 pub mod switches;
+
+use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -41,6 +49,25 @@ use crate::host::value::ErrorValue;
 use crate::host::Host;
 
 pub use algorithms::*;
+
+/// A step that rejects: records the step with the error as its detail, and returns a promise of
+/// the document's realm rejected with the error (`return_rejected!(w, ALG, "3", doc, error)`).
+#[macro_export]
+macro_rules! return_rejected {
+    ($w:expr, $alg:expr, $step:literal, $doc:expr, $error:expr) => {{
+        let error: $crate::host::value::ErrorValue = $error;
+        $crate::step!(
+            $w,
+            $alg,
+            $step,
+            Some($doc),
+            "{}: {}",
+            error.name,
+            error.message
+        );
+        return $w.promise_rejected_with($doc, error);
+    }};
+}
 pub use switches::Switches;
 
 new_key_type! {
@@ -54,7 +81,8 @@ new_key_type! {
     pub struct ExecutionKey;
 }
 
-/// `ToolAnnotations`, with the members of the current IDL.
+/// <https://webmachinelearning.github.io/webmcp/#annotations>: a tool definition's annotations
+/// (and the `ToolAnnotations` dictionary they come from and go back as).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
@@ -68,18 +96,43 @@ pub struct ToolAnnotations {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ToolDefinition {
     pub name: String,
+    /// Null when the tool gave none.
     pub title: Option<String>,
     pub description: String,
     /// The stringified input schema; empty when none was given.
     pub input_schema: String,
-    /// The execute steps: invoke the tool's `execute` callback.
+    /// The execute steps: the imperative execute steps given the tool's `execute` callback
+    /// (the only kind a page's script can register; the declarative kind has no steps yet).
     pub execute: Callback,
-    pub read_only_hint: bool,
-    pub untrusted_content_hint: bool,
-    /// The annotations as given, for `getTools()` to hand back (the IDL has more members than
-    /// the tool definition keeps).
     pub annotations: Option<ToolAnnotations>,
     pub exposed_origins: Vec<Origin>,
+}
+
+/// A unique internal value naming one execution of a tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Uuid(pub u64);
+
+/// <https://webmachinelearning.github.io/webmcp/#local-pending-tool-execution>
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LocalPendingToolExecution {
+    /// The `AbortController` whose signal the tool's `execute` was given (named by its
+    /// signal).
+    pub abort_controller: crate::host::keys::SignalKey,
+}
+
+/// <https://webmachinelearning.github.io/webmcp/#pending-tool-execution>. Its completion steps
+/// are `executeTool()`'s for `promise`, in `caller_document`'s realm (see
+/// [`pending::PendingExecutions::completion_steps`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PendingToolExecution {
+    pub caller_document: DocumentKey,
+    pub target_document: DocumentKey,
+    pub tool_name: String,
+    /// The promise `executeTool()` returned, which the completion steps settle.
+    pub promise: PromiseKey,
+    /// The traversable whose pending tool executions map holds it (the engine keeps it, so
+    /// that the completion steps can find the map after the target document is gone).
+    pub traversable: NavigableKey,
 }
 
 /// The exposed origins a notification is for: a list, or "*" (readiness changes in PR #373's
@@ -191,6 +244,8 @@ pub struct ModelContext {
     pub readiness_check_queued: bool,
     /// webmcp#374: the exposure of the changes this task made, not yet notified.
     pub registry_change: Option<Exposure>,
+    /// <https://webmachinelearning.github.io/webmcp/#model-context-local-pending-tool-executions-map>
+    pub local_pending_tool_executions: BTreeMap<Uuid, LocalPendingToolExecution>,
     /// How many `toolchange` events have been fired at it: in all, and with `ready` false /
     /// true. For embedders watching the page (the agent gateway's `toolchange` condition);
     /// not part of the state the explorer compares.
@@ -218,6 +273,7 @@ impl std::hash::Hash for ModelContext {
         self.last_notified_ready.hash(state);
         self.readiness_check_queued.hash(state);
         self.registry_change.hash(state);
+        self.local_pending_tool_executions.hash(state);
     }
 }
 
@@ -257,7 +313,14 @@ pub struct WebmcpState {
     pub(crate) not_ready: Shared<SecondaryMap<NavigableKey, u32>>,
     pub(crate) waiters: Shared<SlotMap<WaiterKey, readiness::Waiter>>,
     pub(crate) observations: Shared<SlotMap<ObservationKey, observation::Observation>>,
-    pub(crate) executions: Shared<SlotMap<ExecutionKey, agent_api::Execution>>,
+    /// <https://webmachinelearning.github.io/webmcp/#traversable-navigable-pending-tool-executions-map>,
+    /// for each traversable that has one.
+    pub(crate) pending_tool_executions:
+        Shared<SecondaryMap<NavigableKey, BTreeMap<Uuid, PendingToolExecution>>>,
+    /// Every `executeTool()` call, for embedders that act as the browser agent and want its
+    /// outcome without going through the caller's task (the agent gateway).
+    pub(crate) executions: Shared<SlotMap<ExecutionKey, execute_tool::Execution>>,
+    pub(crate) next_uuid: u64,
     /// <https://webmachinelearning.github.io/webmcp/#ai-agent-queue>
     pub(crate) ai_agent_queue: ParallelQueueKey,
     pub(crate) next_unique_id: u64,
@@ -281,22 +344,15 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
     fn webmcp_mut(&mut self) -> &mut WebmcpState;
     fn switches(&self) -> &Switches;
 
-    /// Checks an assertion of the text; a failure becomes a finding. Under
-    /// `assertions=as-written` the assertion is checked as the text states it (`as_written`),
-    /// otherwise as evidently intended (`as_intended`).
+    /// Checks an assertion of the text; a failure becomes a finding, never a panic.
     fn assert_step(
         &mut self,
         alg: &'static Algorithm,
         step: &'static str,
         doc: Option<DocumentKey>,
-        as_intended: bool,
-        as_written: bool,
+        holds: bool,
         what: &str,
     ) {
-        let holds = match self.switches().assertions {
-            switches::Assertions::AsIntended => as_intended,
-            switches::Assertions::AsWritten => as_written,
-        };
         if !holds {
             self.finding(alg, step, doc, format!("assertion failed: {what}"));
         }
@@ -332,6 +388,7 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
                 last_notified_ready: true,
                 readiness_check_queued: false,
                 registry_change: None,
+                local_pending_tool_executions: BTreeMap::new(),
                 toolchanges_fired: ToolchangeCount::default(),
             }));
         let w = self.webmcp_mut();
@@ -349,19 +406,27 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
         self.webmcp_mut().documents[document].tools_ready = ready;
     }
 
-    /// This specification's unloading document cleanup steps: executions whose tool's
-    /// document went away fail, and (destroyed-realm-promise=settled-on-destroy) readiness
-    /// promises from the destroyed realm count as settled.
-    fn webmcp_unloading_document_cleanup_steps(&mut self, document: DocumentKey) {
-        agent_api::AgentApi::executions_lose_document(self, document);
-        readiness::Readiness::settle_promises_of_destroyed_realm(self, document);
+    /// This specification's unloading document cleanup steps, which the host runs when it
+    /// unloads a document.
+    fn unloading_document_cleanup_steps_of_webmcp(&mut self, document: DocumentKey) {
+        pending::PendingExecutions::unloading_document_cleanup_steps(self, document);
+    }
+
+    /// A new unique internal value.
+    fn new_uuid(&mut self) -> Uuid {
+        let w = self.webmcp_mut();
+        w.next_uuid += 1;
+        Uuid(w.next_uuid)
     }
 }
 
 /// Every WebMCP algorithm trait, for `use crate::webmcp::prelude::*`.
 pub mod prelude {
-    pub use super::agent_api::AgentApi;
+    pub use super::execute_tool::ExecuteTool;
+    pub use super::execution::ToolExecuteSteps;
+    pub use super::get_tools::GetTools;
     pub use super::observation::Observations;
+    pub use super::pending::PendingExecutions;
     pub use super::readiness::Readiness;
     pub use super::registry::Registry;
     pub use super::WebMcpHost;

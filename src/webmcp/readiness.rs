@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::agent_api::AgentApi;
+use super::get_tools::GetTools;
 use super::observation::Observations;
 use super::steps::{ParallelStep, ReactionStep, TaskStep, TimerStep};
 use super::switches::{
@@ -716,7 +716,10 @@ pub trait Readiness: WebMcpHost {
                 caller,
                 promise,
                 from_origins,
-            } => self.get_tools_collect(caller, promise, &from_origins),
+            } => {
+                let tools = self.get_tools_collect(caller, &from_origins);
+                self.get_tools_resolve(caller, promise, tools);
+            }
         }
     }
 

@@ -1,30 +1,30 @@
-//! The tool registry: `registerTool()`, unregistering, and the `toolchange` notification.
+//! The tool registry: `registerTool()`, unregister a tool, notify documents of a tool change,
+//! tool is exposed to an origin, and the `toolchange` event.
 
 use url::Url;
 
 use super::readiness::Readiness;
 use super::steps::{AbortStep, ParallelStep, TaskStep};
-use super::switches::{
-    InputSchema, NotifyTargets, ReadinessToolchange, RegisterAbortSteps, RegistryToolchange,
-};
+use super::switches::{InputSchema, ReadinessToolchange, RegistryToolchange, TextReading};
 use super::{
-    Exposure, ModelContextKey, ToolAnnotations, ToolDefinition, WebMcpHost, CHECK_INPUT_SCHEMA,
-    CONVERT_DICTIONARY, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, REGISTER_TOOL, REGISTRY_NOTIFICATION,
-    TOOLCHANGE_EVENT, TOOL_IS_VISIBLE_TO_AN_ORIGIN, UNREGISTER_A_TOOL,
+    not_allowed_to_use_tools_error, not_fully_active_error, Exposure, ModelContextKey,
+    ToolAnnotations, ToolDefinition, WebMcpHost, CHECK_INPUT_SCHEMA, CONVERT_DICTIONARY,
+    NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE_R1, REGISTER_TOOL,
+    REGISTER_TOOL_R1, REGISTRY_NOTIFICATION, TOOLCHANGE_EVENT, TOOL_IS_EXPOSED_TO_AN_ORIGIN,
+    UNREGISTER_A_TOOL, UNREGISTER_A_TOOL_R1,
 };
 use crate::host::callback::Callback;
 use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
 use crate::host::events::{Event, EventTargetRef, Events};
-use crate::host::keys::{DocumentKey, PromiseKey, SignalKey};
+use crate::host::keys::{DocumentKey, NavigableKey, PromiseKey, SignalKey};
 use crate::host::origin::Origin;
 use crate::host::parallel::ParallelStepKind;
-use crate::host::spec::Algorithm;
 use crate::host::value::{ErrorValue, Value};
 use crate::host::webidl::{
     convert_signal, dictionary_value, member, required_string, to_boolean, to_idl_string,
 };
 use crate::host::Running;
-use crate::step;
+use crate::{return_rejected, step};
 
 /// A `ModelContextTool` dictionary after Web IDL conversion.
 pub(crate) struct ModelContextTool {
@@ -40,6 +40,22 @@ pub(crate) struct ModelContextTool {
 pub(crate) struct RegisterToolOptions {
     pub exposed_to: Option<Vec<String>>,
     pub signal: Option<SignalKey>,
+}
+
+/// Whether a tool name has the form the text allows: 1 to 128 code units, each an ASCII
+/// alphanumeric, `_`, `-` or `.`. `Err` says what is wrong with it.
+pub fn check_tool_name(name: &str) -> Result<(), String> {
+    let length = name.encode_utf16().count();
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(format!("contains {c:?}"));
+    }
+    if length == 0 || length > 128 {
+        return Err(format!("is {length} code units long"));
+    }
+    Ok(())
 }
 
 /// The tool registry's algorithms.
@@ -63,19 +79,10 @@ pub trait Registry: WebMcpHost {
         let (tool, options) = match converted {
             Ok(c) => c,
             Err(e) => {
-                step!(
-                    self,
-                    CONVERT_DICTIONARY,
-                    "ModelContextTool",
-                    Some(this_doc),
-                    "{}",
-                    e.message
-                );
-                return self.promise_rejected_with(this_doc, e);
+                return_rejected!(self, CONVERT_DICTIONARY, "ModelContextTool", this_doc, e)
             }
         };
         let this = self.context_of(this_doc);
-
         // 1. Let global be this's relevant global object.
         step!(self, REGISTER_TOOL, "1", Some(this_doc));
         // 2. Let tool owner be global's associated Document.
@@ -83,138 +90,87 @@ pub trait Registry: WebMcpHost {
         step!(self, REGISTER_TOOL, "2", Some(tool_owner));
         // 3. A tool owner that is not fully active cannot register.
         if !self.is_fully_active(tool_owner) {
-            step!(
+            return_rejected!(
                 self,
                 REGISTER_TOOL,
                 "3",
-                Some(tool_owner),
-                "not fully active: InvalidStateError"
+                tool_owner,
+                not_fully_active_error()
             );
-            return self.promise_rejected_with(this_doc, super::not_fully_active_error());
         }
         step!(self, REGISTER_TOOL, "3", Some(tool_owner));
-        // 4. The surrounding agent's agent cluster must be origin-keyed, unless the origin's
-        //    scheme is "file".
-        let origin_keyed = self.navigables[self.traversable_of(tool_owner)].origin_keyed;
-        let scheme_is_file = self.documents[tool_owner].origin.scheme() == Some("file");
-        if !origin_keyed && !scheme_is_file {
-            step!(
+        // 4. Nor one that may not use the "tools" feature.
+        if !self.is_allowed_to_use_tools(tool_owner) {
+            return_rejected!(
                 self,
                 REGISTER_TOOL,
                 "4",
-                Some(tool_owner),
-                "agent cluster is not origin-keyed: SecurityError"
-            );
-            return self.promise_rejected_with(
-                this_doc,
-                ErrorValue::dom("SecurityError", "the agent cluster is not origin-keyed"),
+                tool_owner,
+                not_allowed_to_use_tools_error()
             );
         }
         step!(self, REGISTER_TOOL, "4", Some(tool_owner));
-        // 5. The tool owner must be allowed to use "tools".
-        if !self.is_allowed_to_use_tools(tool_owner) {
-            step!(
-                self,
-                REGISTER_TOOL,
-                "5",
-                Some(tool_owner),
-                "not allowed to use \"tools\": NotAllowedError"
-            );
-            return self.promise_rejected_with(this_doc, super::not_allowed_to_use_tools_error());
-        }
+        // 5-7. The tool map, the tool's name and title.
         step!(self, REGISTER_TOOL, "5", Some(tool_owner));
-        // 6-8. The tool map, the tool's name and title.
-        step!(self, REGISTER_TOOL, "6", Some(tool_owner));
         let tool_name = tool.name.clone();
-        step!(self, REGISTER_TOOL, "7", Some(tool_owner), "{tool_name:?}");
+        step!(self, REGISTER_TOOL, "6", Some(tool_owner), "{tool_name:?}");
         let tool_title = tool.title.clone();
-        step!(self, REGISTER_TOOL, "8", Some(tool_owner));
-        // 9. A name already in the tool map is rejected.
+        step!(self, REGISTER_TOOL, "7", Some(tool_owner));
+        // 8. A name already in the tool map is rejected.
         if self.webmcp().model_contexts[this]
             .tool_map
             .contains_key(&tool_name)
         {
-            step!(
+            return_rejected!(
                 self,
                 REGISTER_TOOL,
-                "9",
-                Some(tool_owner),
-                "{tool_name:?} is already registered: InvalidStateError"
-            );
-            return self.promise_rejected_with(
-                this_doc,
+                "8",
+                tool_owner,
                 ErrorValue::dom(
                     "InvalidStateError",
                     format!("a tool named {tool_name:?} is already registered"),
-                ),
+                )
+            );
+        }
+        step!(self, REGISTER_TOOL, "8", Some(tool_owner));
+        // 9. So is a name that is empty, longer than 128 code units, or has a code point
+        //    other than ASCII alphanumerics, "_", "-" and ".". (The name is checked before the
+        //    description: `{name: "a b", description: ""}` reports the name.)
+        if let Err(why) = check_tool_name(&tool_name) {
+            return_rejected!(
+                self,
+                REGISTER_TOOL,
+                "9",
+                tool_owner,
+                ErrorValue::dom("InvalidStateError", format!("the tool's name {why}"))
             );
         }
         step!(self, REGISTER_TOOL, "9", Some(tool_owner));
-        // 10. So is an empty name or description.
-        if tool_name.is_empty() || tool.description.is_empty() {
-            step!(
+        // 10. And an empty description.
+        if tool.description.is_empty() {
+            return_rejected!(
                 self,
                 REGISTER_TOOL,
                 "10",
-                Some(tool_owner),
-                "empty name or description: InvalidStateError"
-            );
-            return self.promise_rejected_with(
-                this_doc,
-                ErrorValue::dom(
-                    "InvalidStateError",
-                    "the tool's name and description must not be empty",
-                ),
+                tool_owner,
+                ErrorValue::dom("InvalidStateError", "the tool's description is empty")
             );
         }
         step!(self, REGISTER_TOOL, "10", Some(tool_owner));
-        // 11. The name is 1 to 128 code units of ASCII alphanumerics, "_", "-" and ".".
-        let length = tool_name.encode_utf16().count();
-        let bad_code_point = tool_name
-            .chars()
-            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')));
-        if length == 0 || length > 128 || bad_code_point.is_some() {
-            let why = match bad_code_point {
-                Some(c) => format!("contains {c:?}"),
-                None => format!("is {length} long"),
-            };
-            step!(
-                self,
-                REGISTER_TOOL,
-                "11",
-                Some(tool_owner),
-                "name {why}: InvalidStateError"
-            );
-            return self.promise_rejected_with(
-                this_doc,
-                ErrorValue::dom("InvalidStateError", format!("the tool's name {why}")),
-            );
-        }
-        step!(self, REGISTER_TOOL, "11", Some(tool_owner));
-        // 12. Let stringified input schema be the empty string.
+        // 11. Let stringified input schema be the empty string.
         let mut stringified_input_schema = String::new();
-        step!(self, REGISTER_TOOL, "12", Some(tool_owner));
-        // 13. Serialize the input schema to JSON; an exception rejects the promise.
+        step!(self, REGISTER_TOOL, "11", Some(tool_owner));
+        // 12. Serialize the input schema to JSON; an exception rejects the promise.
         if let Some(schema) = &tool.input_schema {
             match schema.to_json_string() {
                 Ok(s) => stringified_input_schema = s,
-                Err(e) => {
-                    step!(
-                        self,
-                        REGISTER_TOOL,
-                        "13",
-                        Some(tool_owner),
-                        "serialization threw {}",
-                        e.name
-                    );
-                    return self.promise_rejected_with(this_doc, e);
-                }
+                Err(e) => return_rejected!(self, REGISTER_TOOL, "12", tool_owner, e),
             }
         }
         step!(
             self,
             REGISTER_TOOL,
-            "13",
+            "12",
             Some(tool_owner),
             "{stringified_input_schema:?}"
         );
@@ -229,14 +185,13 @@ pub trait Registry: WebMcpHost {
                     super::input_schema::check_supported_subset(&schema).map_err(|e| e.to_string())
                 });
             if let Err(why) = checked {
-                step!(
+                return_rejected!(
                     self,
                     CHECK_INPUT_SCHEMA,
                     "1",
-                    Some(tool_owner),
-                    "{why}: TypeError"
+                    tool_owner,
+                    ErrorValue::type_error(why)
                 );
-                return self.promise_rejected_with(this_doc, ErrorValue::type_error(why));
             }
             step!(
                 self,
@@ -246,148 +201,141 @@ pub trait Registry: WebMcpHost {
                 "the schema is in the supported subset"
             );
         }
-        // 14-15. The hints.
-        let read_only_hint = tool.annotations.is_some_and(|a| a.read_only_hint);
-        step!(
-            self,
-            REGISTER_TOOL,
-            "14",
-            Some(tool_owner),
-            "{read_only_hint}"
-        );
-        let untrusted_content_hint = tool.annotations.is_some_and(|a| a.untrusted_content_hint);
-        step!(
-            self,
-            REGISTER_TOOL,
-            "15",
-            Some(tool_owner),
-            "{untrusted_content_hint}"
-        );
+        // 13. An aborted signal rejects with its abort reason.
+        if let Some(signal) = options.signal.filter(|s| self.signals[*s].aborted) {
+            let reason = self.signals[signal].reason.clone();
+            step!(self, REGISTER_TOOL, "13", Some(tool_owner), |w| format!(
+                "signal already aborted: rejected with {}",
+                w.describe_value(&reason)
+            ));
+            let p = self.new_promise(this_doc);
+            self.reject_promise(p, reason);
+            return p;
+        }
+        step!(self, REGISTER_TOOL, "13", Some(tool_owner));
+        // 14. Let exposed origins be an empty list.
+        let mut exposed_origins: Vec<Origin> = Vec::new();
+        step!(self, REGISTER_TOOL, "14", Some(tool_owner));
+        // 15. If options's exposedTo exists:
+        if let Some(exposed_to) = &options.exposed_to {
+            step!(self, REGISTER_TOOL, "15", Some(tool_owner));
+            // 15.1. For each origin of exposedTo:
+            for entry in exposed_to {
+                step!(self, REGISTER_TOOL, "15.1", Some(tool_owner), "{entry:?}");
+                // 15.1.1. Run the URL parser on it.
+                let parsed = Url::parse(entry);
+                step!(self, REGISTER_TOOL, "15.1.1", Some(tool_owner));
+                // 15.1.2. Failure, or an origin that is not potentially trustworthy, rejects.
+                let origin = parsed
+                    .ok()
+                    .map(|u| Origin::of_url(&u, &mut self.next_opaque))
+                    .filter(Origin::is_potentially_trustworthy);
+                let Some(origin) = origin else {
+                    return_rejected!(
+                        self,
+                        REGISTER_TOOL,
+                        "15.1.2",
+                        tool_owner,
+                        ErrorValue::dom(
+                            "SecurityError",
+                            format!(
+                                "exposedTo entry {entry:?} is not a URL with a potentially trustworthy origin"
+                            ),
+                        )
+                    );
+                };
+                step!(self, REGISTER_TOOL, "15.1.2", Some(tool_owner));
+                // 15.1.3. Append its origin.
+                step!(self, REGISTER_TOOL, "15.1.3", Some(tool_owner), "{origin}");
+                exposed_origins.push(origin);
+            }
+        }
         // 16. Let promise be a new promise in this's relevant realm.
         let promise = self.new_promise(this_doc);
         step!(self, REGISTER_TOOL, "16", Some(tool_owner), |w| w
             .promise_label(promise));
-        // 17. Let signal be options's signal.
-        let signal = options.signal;
-        step!(self, REGISTER_TOOL, "17", Some(tool_owner));
-        // 18. If signal exists:
-        if let Some(signal) = signal {
-            step!(self, REGISTER_TOOL, "18", Some(tool_owner));
-            // 18.1. An aborted signal rejects with its abort reason.
+        // 17. If options's signal exists:
+        if let Some(signal) = options.signal {
+            // 17.1. Let signal be options's signal.
+            step!(self, REGISTER_TOOL, "17", Some(tool_owner));
+            step!(self, REGISTER_TOOL, "17.1", Some(tool_owner));
+            // 17.2. An aborted signal rejects (step 13 already did: nothing can abort it in
+            //       between).
             if self.signals[signal].aborted {
                 let reason = self.signals[signal].reason.clone();
-                step!(self, REGISTER_TOOL, "18.1", Some(tool_owner), |w| format!(
-                    "signal already aborted: rejected with {}",
-                    w.describe_value(&reason)
-                ));
+                step!(self, REGISTER_TOOL, "17.2", Some(tool_owner), "aborted");
                 let p = self.new_promise(this_doc);
                 self.reject_promise(p, reason);
                 return p;
             }
-            step!(self, REGISTER_TOOL, "18.1", Some(tool_owner));
-            // 18.2. Add abort steps that unregister the tool and reject the promise. As
-            //       written they are added here, before the exposedTo checks of step 20, which
-            //       can still reject: the abort steps then stay on the signal (see
-            //       `register_tool_abort_steps`). Switch register-abort-steps=on-success
-            //       (Chromium) adds them only once step 20 has passed.
-            match self.switches().register_abort_steps {
-                RegisterAbortSteps::AsWritten => {
-                    self.add_abort_algorithm(signal, abort_steps(this, &tool_name, promise));
-                    step!(self, REGISTER_TOOL, "18.2", Some(tool_owner));
-                }
-                RegisterAbortSteps::OnSuccess => {
-                    step!(
-                        self,
-                        REGISTER_TOOL,
-                        "18.2",
-                        Some(tool_owner),
-                        "added once step 20 passes (register-abort-steps=on-success)"
-                    );
-                }
-            }
-        }
-        // 19. Let exposed origins be an empty list.
-        let mut exposed_origins: Vec<Origin> = Vec::new();
-        step!(self, REGISTER_TOOL, "19", Some(tool_owner));
-        // 20. If options's exposedTo exists:
-        if let Some(exposed_to) = &options.exposed_to {
-            step!(self, REGISTER_TOOL, "20", Some(tool_owner));
-            // 20.1. For each origin of exposedTo:
-            for entry in exposed_to {
-                step!(self, REGISTER_TOOL, "20.1", Some(tool_owner), "{entry:?}");
-                // 20.1.1. Run the URL parser on it.
-                let parsed = Url::parse(entry);
-                step!(self, REGISTER_TOOL, "20.1.1", Some(tool_owner));
-                // 20.1.2. Failure, or an origin that is not potentially trustworthy, rejects.
-                let origin = parsed
-                    .ok()
-                    .map(|u| Origin::of_url(&u, &mut self.next_opaque));
-                let Some(origin) = origin.filter(Origin::is_potentially_trustworthy) else {
-                    step!(self, REGISTER_TOOL, "20.1.2", Some(tool_owner),
-                        "{entry:?} is not a URL with a potentially trustworthy origin: SecurityError");
-                    return self.promise_rejected_with(
-                        this_doc,
-                        ErrorValue::dom(
-                            "SecurityError",
-                            format!(
-                                "exposedTo entry {entry:?} is not a potentially trustworthy origin"
-                            ),
-                        ),
-                    );
-                };
-                step!(self, REGISTER_TOOL, "20.1.2", Some(tool_owner));
-                // 20.1.3. Append its origin.
-                step!(self, REGISTER_TOOL, "20.1.3", Some(tool_owner), "{origin}");
-                exposed_origins.push(origin);
-            }
-        }
-        // (register-abort-steps=on-success) The abort steps of step 18.2, now that nothing can
-        // reject the registration any more.
-        if let (Some(signal), RegisterAbortSteps::OnSuccess) =
-            (options.signal, self.switches().register_abort_steps)
-        {
-            self.add_abort_algorithm(signal, abort_steps(this, &tool_name, promise));
-            step!(
-                self,
-                REGISTER_TOOL,
-                "18.2",
-                Some(tool_owner),
-                "abort steps added now (register-abort-steps=on-success)"
+            step!(self, REGISTER_TOOL, "17.2", Some(tool_owner));
+            // 17.3. Add abort steps that unregister the tool and reject the promise (see
+            //       `register_tool_abort_steps`). They come after every check that can reject,
+            //       so a rejected registration leaves nothing on its signal.
+            self.add_abort_algorithm(
+                signal,
+                AbortStep::UnregisterTool {
+                    context: this,
+                    tool_name: tool_name.clone(),
+                    promise,
+                },
             );
+            step!(self, REGISTER_TOOL, "17.3", Some(tool_owner));
         }
-        // 21. The tool definition.
+        // 18. The tool definition.
         let definition = ToolDefinition {
             name: tool_name.clone(),
             title: tool_title,
             description: tool.description,
             input_schema: stringified_input_schema,
             execute: tool.execute,
-            read_only_hint,
-            untrusted_content_hint,
             annotations: tool.annotations,
             exposed_origins: exposed_origins.clone(),
         };
-        step!(self, REGISTER_TOOL, "21", Some(tool_owner));
-        // 22. Set this's internal context's tool map[tool name] to it.
+        step!(self, REGISTER_TOOL, "18", Some(tool_owner));
+        // 19. Set this's internal context's tool map[tool name] to it.
         self.webmcp_mut().model_contexts[this]
             .tool_map
             .insert(tool_name.clone(), definition);
         step!(
             self,
             REGISTER_TOOL,
-            "22",
+            "19",
             Some(tool_owner),
             "{tool_name:?} registered"
         );
-        // 23. In parallel: notify documents of the change, then queue a task that resolves
-        //     the promise.
-        step!(self, REGISTER_TOOL, "23", Some(tool_owner));
+        // 20. In parallel: (20.1) notify documents of the change, (20.2) queue a task that
+        //     resolves the promise. PR #373's first revision (readiness-toolchange=ready-events)
+        //     reads tools-ready first and notifies only when it is true (its steps 20-22).
         let mut steps: Vec<ParallelStepKind<Self::Upper>> = Vec::new();
-        let exposure = Exposure::Origins(exposed_origins);
-        if let Some(notify) =
-            self.registry_change_notification(tool_owner, exposure, &REGISTER_TOOL)
-        {
-            steps.push(notify);
+        let first_revision =
+            self.switches().readiness_toolchange == ReadinessToolchange::ReadyEvents;
+        if first_revision {
+            let tools_ready = self.tools_ready(tool_owner);
+            step!(
+                self,
+                REGISTER_TOOL_R1,
+                "20",
+                Some(tool_owner),
+                "tools-ready {tools_ready}"
+            );
+            step!(self, REGISTER_TOOL_R1, "21", Some(tool_owner));
+            if tools_ready {
+                step!(self, REGISTER_TOOL_R1, "21.1", Some(tool_owner));
+                steps.extend(self.registry_change(tool_owner, exposed_origins, Some(true)));
+            } else {
+                step!(
+                    self,
+                    REGISTER_TOOL_R1,
+                    "21.1",
+                    Some(tool_owner),
+                    "tools are not ready: not notified"
+                );
+            }
+        } else {
+            step!(self, REGISTER_TOOL, "20", Some(tool_owner));
+            step!(self, REGISTER_TOOL, "20.1", Some(tool_owner));
+            steps.extend(self.registry_change(tool_owner, exposed_origins, None));
         }
         steps.push(ParallelStepKind::Webmcp(
             ParallelStep::QueueRegistrationResolve {
@@ -397,68 +345,63 @@ pub trait Registry: WebMcpHost {
         ));
         let label = format!("registerTool({tool_name:?}) of {}", self.label(tool_owner));
         self.in_parallel(label, steps);
-        // 24. Return promise.
-        step!(self, REGISTER_TOOL, "24", Some(tool_owner));
+        // 21. Return promise.
+        if first_revision {
+            step!(self, REGISTER_TOOL_R1, "22", Some(tool_owner));
+        } else {
+            step!(self, REGISTER_TOOL, "21", Some(tool_owner));
+        }
         promise
     }
 
-    /// registerTool() step 23.2, in parallel: queue a webmcp task that resolves the promise.
+    /// registerTool() step 20.2, in parallel: queue a webmcp task that resolves the promise.
     fn register_tool_queue_resolve(&mut self, tool_owner: DocumentKey, promise: PromiseKey) {
-        step!(self, REGISTER_TOOL, "23.2", Some(tool_owner), |w| format!(
-            "queue a webmcp task to resolve {}",
-            w.promise_label(promise)
-        ));
+        let detail = |w: &Self| {
+            format!(
+                "queue a webmcp task to resolve {}",
+                w.promise_label(promise)
+            )
+        };
+        if self.switches().readiness_toolchange == ReadinessToolchange::ReadyEvents {
+            step!(
+                self,
+                REGISTER_TOOL_R1,
+                "21.2",
+                Some(tool_owner),
+                |w| detail(w)
+            );
+        } else {
+            step!(self, REGISTER_TOOL, "20.2", Some(tool_owner), |w| detail(w));
+        }
         self.queue_global_task(
             tool_owner,
             TaskSource::Webmcp,
             TaskAction::SettlePromise {
                 promise,
                 outcome: Ok(Value::Undefined),
-                why: "registerTool() step 23.2",
+                why: "registerTool() step 20.2",
             },
         );
     }
 
-    /// The notification a registry change makes, as the switches shape it: step 23.1 of
-    /// registerTool() and step 6.1 of unregister a tool. Returns the in-parallel step to run, if
-    /// the change is notified now.
-    fn registry_change_notification(
+    /// How a registry change (registerTool() step 20.1, unregister a tool step 7) is notified:
+    /// the in-parallel "notify documents of a tool change" step to run now, or none when
+    /// webmcp#374's coalescing (registry-toolchange=per-task) gathers it for a task of its own.
+    fn registry_change(
         &mut self,
         tool_owner: DocumentKey,
-        exposure: Exposure,
-        alg: &'static Algorithm,
+        exposed_origins: Vec<Origin>,
+        ready: Option<bool>,
     ) -> Option<ParallelStepKind<Self::Upper>> {
-        let registering = std::ptr::eq(alg, &REGISTER_TOOL);
-        let record = |w: &mut Self, detail: &str| {
-            if registering {
-                step!(w, REGISTER_TOOL, "23.1", Some(tool_owner), "{detail}");
-            } else {
-                step!(w, UNREGISTER_A_TOOL, "6.1", Some(tool_owner), "{detail}");
-            }
-        };
-        // readiness-toolchange=ready-events (PR #373's first revision): while the owner's
-        // tools are not ready, registry changes are not notified at all.
-        let ready = self.tools_ready(tool_owner);
-        if self.switches().readiness_toolchange == ReadinessToolchange::ReadyEvents && !ready {
-            record(
-                self,
-                "tools are not ready: notification suppressed (readiness-toolchange=ready-events)",
-            );
-            return None;
-        }
-        let ready_attr = (self.switches().readiness_toolchange == ReadinessToolchange::ReadyEvents)
-            .then_some(true);
+        let exposure = Exposure::Origins(exposed_origins);
         match self.switches().registry_toolchange {
-            RegistryToolchange::PerCall => {
-                record(self, "notify documents of a tool change");
-                Some(ParallelStepKind::Webmcp(
-                    ParallelStep::NotifyDocumentsOfAToolChange {
-                        tool_owner,
-                        exposed: exposure,
-                        ready: ready_attr,
-                    },
-                ))
-            }
+            RegistryToolchange::PerCall => Some(ParallelStepKind::Webmcp(
+                ParallelStep::NotifyDocumentsOfAToolChange {
+                    tool_owner,
+                    exposed: exposure,
+                    ready,
+                },
+            )),
             // webmcp#374: the task's changes are gathered and notified once, from a task.
             RegistryToolchange::PerTask => {
                 let context = self.context_of(tool_owner);
@@ -476,14 +419,20 @@ pub trait Registry: WebMcpHost {
                         TaskSource::Webmcp,
                         TaskAction::Webmcp(TaskStep::RegistryNotification),
                     );
-                    record(
+                    step!(
                         self,
-                        "change recorded; a task will notify it (registry-toolchange=per-task)",
+                        REGISTRY_NOTIFICATION,
+                        "1",
+                        Some(tool_owner),
+                        "change recorded; a task will notify it"
                     );
                 } else {
-                    record(
+                    step!(
                         self,
-                        "change joins the one already queued (registry-toolchange=per-task)",
+                        REGISTRY_NOTIFICATION,
+                        "1",
+                        Some(tool_owner),
+                        "change joins the one already queued"
                     );
                 }
                 None
@@ -494,14 +443,13 @@ pub trait Registry: WebMcpHost {
     /// webmcp#374's coalesced notification: the task the first change of a task queued.
     fn registry_notification(&mut self, doc: DocumentKey) {
         let context = self.context_of(doc);
-        // 1-2. Take the gathered exposure.
+        // 2. Take the gathered exposure.
         let Some(exposure) = self.webmcp_mut().model_contexts[context]
             .registry_change
             .take()
         else {
             return;
         };
-        step!(self, REGISTRY_NOTIFICATION, "1", Some(doc));
         step!(self, REGISTRY_NOTIFICATION, "2", Some(doc));
         // 3. Notify once, in parallel.
         step!(self, REGISTRY_NOTIFICATION, "3", Some(doc));
@@ -520,7 +468,7 @@ pub trait Registry: WebMcpHost {
         );
     }
 
-    /// registerTool() step 18.2's abort steps.
+    /// registerTool() step 17.3's abort steps.
     fn register_tool_abort_steps(
         &mut self,
         this: ModelContextKey,
@@ -529,14 +477,12 @@ pub trait Registry: WebMcpHost {
         signal: SignalKey,
     ) {
         let doc = self.webmcp().model_contexts[this].document;
-        // 18.2.1. Unregister a tool given this and tool name. Should step 20 have rejected the
-        //         registration, these steps still run and unregister whatever tool has that
-        //         name by now: the text adds them before it knows the registration succeeds.
-        step!(self, REGISTER_TOOL, "18.2.1", Some(doc), "{tool_name:?}");
+        // 17.3.1. Unregister a tool given this and tool name.
+        step!(self, REGISTER_TOOL, "17.3.1", Some(doc), "{tool_name:?}");
         self.unregister_a_tool(this, tool_name);
-        // 18.2.2. Reject promise with the signal's abort reason.
+        // 17.3.2. Reject promise with the signal's abort reason.
         let reason = self.signals[signal].reason.clone();
-        step!(self, REGISTER_TOOL, "18.2.2", Some(doc), |w| format!(
+        step!(self, REGISTER_TOOL, "17.3.2", Some(doc), |w| format!(
             "{} rejected with {}",
             w.promise_label(promise),
             w.describe_value(&reason)
@@ -553,7 +499,6 @@ pub trait Registry: WebMcpHost {
             &UNREGISTER_A_TOOL,
             "1",
             Some(doc),
-            on_its_loop,
             on_its_loop,
             "running on the model context's relevant agent's event loop",
         );
@@ -578,7 +523,7 @@ pub trait Registry: WebMcpHost {
         step!(self, UNREGISTER_A_TOOL, "3", Some(doc));
         // 4. Let exposed origins be the tool's exposed origins.
         step!(self, UNREGISTER_A_TOOL, "4", Some(doc));
-        // 5. Remove it.
+        // 5. Remove it. An execution that already invoked the tool's callback goes on.
         self.webmcp_mut().model_contexts[model_context]
             .tool_map
             .shift_remove(tool_name);
@@ -589,18 +534,38 @@ pub trait Registry: WebMcpHost {
             Some(doc),
             "{tool_name:?} removed"
         );
-        // 6. In parallel, notify documents of a tool change.
+        // 6. Let targetDocument be modelContext's document.
         step!(self, UNREGISTER_A_TOOL, "6", Some(doc));
-        if let Some(notify) =
-            self.registry_change_notification(doc, Exposure::Origins(exposed), &UNREGISTER_A_TOOL)
-        {
+        // 7. In parallel, notify documents of a tool change. PR #373's first revision
+        //    (readiness-toolchange=ready-events) returns first while tools are not ready
+        //    (its steps 7-8).
+        let ready = if self.switches().readiness_toolchange == ReadinessToolchange::ReadyEvents {
+            if !self.tools_ready(doc) {
+                step!(
+                    self,
+                    UNREGISTER_A_TOOL_R1,
+                    "7",
+                    Some(doc),
+                    "tools are not ready: not notified"
+                );
+                return;
+            }
+            step!(self, UNREGISTER_A_TOOL_R1, "7", Some(doc));
+            step!(self, UNREGISTER_A_TOOL_R1, "8", Some(doc));
+            Some(true)
+        } else {
+            step!(self, UNREGISTER_A_TOOL, "7", Some(doc));
+            None
+        };
+        if let Some(notify) = self.registry_change(doc, exposed, ready) {
             let label = format!("unregister {tool_name:?} of {}", self.label(doc));
             self.in_parallel(label, vec![notify]);
         }
     }
 
     /// <https://webmachinelearning.github.io/webmcp/#notify-documents-of-a-tool-change>.
-    /// `ready` is the readiness a `ToolChangeEvent` carries, where a profile dispatches one.
+    /// `ready` is the readiness a `ToolChangeEvent` carries under PR #373's first revision,
+    /// whose step 3.3 also lets "*" expose a readiness change to every origin.
     fn notify_documents_of_a_tool_change(
         &mut self,
         tool_owner: DocumentKey,
@@ -614,7 +579,6 @@ pub trait Registry: WebMcpHost {
             "1",
             Some(tool_owner),
             in_parallel,
-            in_parallel,
             "these steps are running in parallel",
         );
         step!(
@@ -623,15 +587,15 @@ pub trait Registry: WebMcpHost {
             "1",
             Some(tool_owner)
         );
-        // 2. The navigables to notify: those of the tool owner's traversable navigable. The
-        //    text names "descendant navigables", which leaves the top-level document out; WPT
-        //    expects it notified (switch notify-targets).
-        let Some(node_navigable) = self.node_navigable(tool_owner) else {
-            self.finding(&NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "2", Some(tool_owner),
-                "the tool owner has no node navigable (it is no longer its navigable's active document), so \"its node navigable's traversable navigable\" does not exist".into());
+        // 2. The navigables to notify: the inclusive descendant navigables of the active
+        //    document of the tool owner's node navigable's traversable navigable. A tool owner
+        //    that is no longer its navigable's active document (an iframe removed, a document
+        //    in the bfcache, a navigation racing the notification) has no node navigable.
+        let Some(traversable) =
+            self.traversable_of_active_or_last(&NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "2", tool_owner)
+        else {
             return;
         };
-        let traversable = self.navigables[node_navigable].traversable;
         let Some(top) = self.navigables[traversable].active_document else {
             self.finding(
                 &NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
@@ -641,10 +605,7 @@ pub trait Registry: WebMcpHost {
             );
             return;
         };
-        let navigables_to_notify = match self.switches().notify_targets {
-            NotifyTargets::Inclusive => self.inclusive_descendant_navigables(top),
-            NotifyTargets::Descendants => self.descendant_navigables(top),
-        };
+        let navigables_to_notify = self.inclusive_descendant_navigables(top);
         step!(
             self,
             NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
@@ -679,23 +640,26 @@ pub trait Registry: WebMcpHost {
                 continue;
             }
             step!(self, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, "3.2", Some(target));
-            // 3.3. If the tool is visible to its origin ("*" in PR #373's first revision),
+            // 3.3. If the tool is exposed to its origin ("*" in PR #373's first revision),
             //      queue a task to fire toolchange at its ModelContext.
             let target_origin = self.documents[target].origin.clone();
-            let visible = match exposed {
+            let exposed_to_target = match exposed {
                 Exposure::All => true,
                 Exposure::Origins(list) => {
-                    self.tool_is_visible_to_an_origin(&owner_origin, list, &target_origin)
+                    self.tool_is_exposed_to_an_origin(&owner_origin, list, &target_origin)
                 }
             };
-            if visible {
-                step!(
-                    self,
-                    NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
-                    "3.3",
-                    Some(target),
-                    "queue a task to fire toolchange"
-                );
+            let alg = if ready.is_some() {
+                &NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE_R1
+            } else {
+                &NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE
+            };
+            // Step 3.3 is the last step of both tables.
+            let last = alg.steps.len() - 1;
+            if exposed_to_target {
+                self.record_step(alg, last, Some(target), |_| {
+                    "queue a task to fire toolchange".into()
+                });
                 let context = self.context_of(target);
                 self.queue_global_task(
                     target,
@@ -703,46 +667,69 @@ pub trait Registry: WebMcpHost {
                     TaskAction::Webmcp(TaskStep::FireToolchange { context, ready }),
                 );
             } else {
-                step!(
-                    self,
-                    NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE,
-                    "3.3",
-                    Some(target),
-                    "not visible to {target_origin}"
-                );
+                self.record_step(alg, last, Some(target), |_| {
+                    format!("not exposed to {target_origin}")
+                });
             }
         }
     }
 
-    /// <https://webmachinelearning.github.io/webmcp/#tool-is-visible-to-an-origin>
-    fn tool_is_visible_to_an_origin(
+    /// A document's node navigable's traversable navigable, which algorithms running after the
+    /// document stopped being active still ask for. Under text-reading=as-intended, the
+    /// traversable of the navigable the document was last in stands for it (unless that one
+    /// is gone too); as written, a document without a node navigable is a finding and the
+    /// step stops (`None`).
+    fn traversable_of_active_or_last(
+        &mut self,
+        alg: &'static crate::host::spec::Algorithm,
+        step: &'static str,
+        doc: DocumentKey,
+    ) -> Option<NavigableKey> {
+        if let Some(nav) = self.node_navigable(doc) {
+            return Some(self.navigables[nav].traversable);
+        }
+        let last = self.navigables[self.documents[doc].navigable].traversable;
+        match self.switches().text_reading {
+            TextReading::AsIntended if !self.navigables[last].destroyed => Some(last),
+            _ => {
+                self.finding(alg, step, Some(doc), format!(
+                    "{} has no node navigable (it is no longer its navigable's active document), so \"its node navigable's traversable navigable\" does not exist",
+                    self.label(doc)
+                ));
+                None
+            }
+        }
+    }
+
+    /// <https://webmachinelearning.github.io/webmcp/#tool-is-exposed-to-an-origin>
+    fn tool_is_exposed_to_an_origin(
         &mut self,
         tool_owner_origin: &Origin,
         exposed_origins: &[Origin],
-        target_origin: &Origin,
+        accessing_origin: &Origin,
     ) -> bool {
-        // 1. Same origin: visible.
-        if tool_owner_origin.same_origin(target_origin) {
+        // 1. Same origin: exposed.
+        if tool_owner_origin.same_origin(accessing_origin) {
             step!(
                 self,
-                TOOL_IS_VISIBLE_TO_AN_ORIGIN,
+                TOOL_IS_EXPOSED_TO_AN_ORIGIN,
                 "1",
                 None,
-                "{target_origin} is the owner's origin"
+                "{accessing_origin} is the owner's origin"
             );
             return true;
         }
-        step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "1", None);
-        // 2. Exposed to it: visible.
+        step!(self, TOOL_IS_EXPOSED_TO_AN_ORIGIN, "1", None);
+        // 2. Exposed to it: exposed.
         for origin in exposed_origins {
-            step!(self, TOOL_IS_VISIBLE_TO_AN_ORIGIN, "2", None);
-            if target_origin.same_origin(origin) {
+            step!(self, TOOL_IS_EXPOSED_TO_AN_ORIGIN, "2", None);
+            if accessing_origin.same_origin(origin) {
                 step!(
                     self,
-                    TOOL_IS_VISIBLE_TO_AN_ORIGIN,
+                    TOOL_IS_EXPOSED_TO_AN_ORIGIN,
                     "2.1",
                     None,
-                    "exposed to {target_origin}"
+                    "exposed to {accessing_origin}"
                 );
                 return true;
             }
@@ -750,16 +737,17 @@ pub trait Registry: WebMcpHost {
         // 3. Otherwise not.
         step!(
             self,
-            TOOL_IS_VISIBLE_TO_AN_ORIGIN,
+            TOOL_IS_EXPOSED_TO_AN_ORIGIN,
             "3",
             None,
-            "not visible to {target_origin}"
+            "not exposed to {accessing_origin}"
         );
         false
     }
 
     /// The task "notify documents of a tool change" queues: fire an event named `toolchange`
-    /// at the ModelContext (a `ToolChangeEvent` carrying `ready` where a profile sends one).
+    /// at the ModelContext (a `ToolChangeEvent` carrying `ready` under PR #373's first
+    /// revision).
     fn fire_toolchange(&mut self, context: ModelContextKey, ready: Option<bool>) {
         let doc = self.webmcp().model_contexts[context].document;
         step!(
@@ -791,15 +779,6 @@ pub trait Registry: WebMcpHost {
 }
 
 impl<W: WebMcpHost> Registry for W {}
-
-/// registerTool() step 18.2's abort steps for one registration.
-fn abort_steps(context: ModelContextKey, tool_name: &str, promise: PromiseKey) -> AbortStep {
-    AbortStep::UnregisterTool {
-        context,
-        tool_name: tool_name.into(),
-        promise,
-    }
-}
 
 /// Converts `tool` to a `ModelContextTool`, reading members in the lexicographic order Web IDL
 /// uses (so the first missing required member in that order is the one reported).

@@ -2,12 +2,15 @@
 //! parallel, a reaction's steps, abort algorithms, a timeout), and the one place each kind is
 //! run and described. The engine's world hands them back here through the host's seam.
 
-use super::agent_api::AgentApi;
+use super::execute_tool::ExecuteTool;
+use super::execution::ToolExecuteSteps;
+use super::get_tools::GetTools;
 use super::observation::Observations;
+use super::pending::PendingExecutions;
 use super::readiness::{Readiness, WaitCaller};
 use super::registry::Registry;
-use super::{ExecutionKey, Exposure, ModelContextKey, WaiterKey, WebMcpHost};
-use crate::host::keys::{DocumentKey, ParallelQueueKey, PromiseKey, SignalKey};
+use super::{ExecutionKey, Exposure, ModelContextKey, Uuid, WaiterKey, WebMcpHost};
+use crate::host::keys::{DocumentKey, NavigableKey, ParallelQueueKey, PromiseKey, SignalKey};
 use crate::host::origin::Origin;
 use crate::host::seam::Upper;
 use crate::host::value::Value;
@@ -34,10 +37,10 @@ pub enum TaskStep {
         context: ModelContextKey,
         ready: Option<bool>,
     },
-    /// `executeTool()`: runs the tool in its document.
-    RunTool { execution: ExecutionKey },
-    /// `executeTool()`: the caller aborted; the tool's signal is aborted and `toolcancel` fires.
-    CancelTool { execution: ExecutionKey },
+    /// executeTool() step 16.13: the tool execute steps, in the tool's document.
+    ToolExecuteSteps { execution: ExecutionKey },
+    /// Cancel a pending tool execution step 6: the local execution is cancelled.
+    CancelLocalExecution { uuid: Uuid, tool_name: String },
     /// The coalesced readiness proposal's check of tools-ready against the last notified state.
     CoalescedReadinessCheck,
     /// webmcp#374's coalesced registry notification.
@@ -53,23 +56,44 @@ pub enum ParallelStep {
         exposed: Exposure,
         ready: Option<bool>,
     },
-    /// registerTool() step 23.2: queue the task that resolves the registration's promise.
+    /// registerTool() step 20.2: queue the task that resolves the registration's promise.
     QueueRegistrationResolve {
         tool_owner: DocumentKey,
         promise: PromiseKey,
     },
     /// <https://webmachinelearning.github.io/webmcp/#perform-an-observation>
     PerformAnObservation { observation: super::ObservationKey },
-    /// `getTools()`'s in-parallel steps.
+    /// getTools() step 8: collect the tools, then resolve.
     GetTools {
         caller: DocumentKey,
         promise: PromiseKey,
         from_origins: Vec<Origin>,
     },
-    /// `executeTool()`: find the tool's document and queue the task that runs it.
-    ExecuteToolDispatch { execution: ExecutionKey },
-    /// `executeTool()`: the caller aborted; tell the tool's document.
-    ExecuteToolCancel { execution: ExecutionKey },
+    /// getTools() step 8.5 alone, the tools collected at the call (gettools-snapshot=at-call).
+    GetToolsResolve {
+        caller: DocumentKey,
+        promise: PromiseKey,
+        tools: Vec<Value>,
+    },
+    /// executeTool() step 16.
+    ExecuteToolInParallel { execution: ExecutionKey },
+    /// executeTool() step 15.4.2: cancel a pending tool execution.
+    CancelPendingToolExecution {
+        traversable: NavigableKey,
+        uuid: Uuid,
+    },
+    /// executeTool() step 16.10: an execution's completion steps.
+    CompletionSteps {
+        target: DocumentKey,
+        uuid: Uuid,
+        result: Option<String>,
+        success: bool,
+    },
+    /// The unloading document cleanup steps' step 2.
+    UnloadingCleanup {
+        document: DocumentKey,
+        traversable: NavigableKey,
+    },
     /// What a caller of "wait for tools to be ready" does once its wait has ended.
     AfterWait {
         caller: WaitCaller,
@@ -85,21 +109,24 @@ pub enum ReactionStep {
         context: ModelContextKey,
         promise: PromiseKey,
     },
-    /// `executeTool()`'s reaction to the promise the tool's callback returned.
-    ExecuteResult { execution: ExecutionKey },
+    /// The imperative execute steps' step 10: the tool's promise settled.
+    ImperativeResult { target: DocumentKey, uuid: Uuid },
 }
 
 /// An abort algorithm WebMCP adds to an `AbortSignal`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum AbortStep {
-    /// registerTool step 18.2: unregister the tool, then reject the registration promise.
+    /// registerTool() step 17.3: unregister the tool, then reject the registration promise.
     UnregisterTool {
         context: ModelContextKey,
         tool_name: String,
         promise: PromiseKey,
     },
-    /// executeTool(): the caller gave up on the execution.
-    CancelExecution { execution: ExecutionKey },
+    /// executeTool() step 15.4: reject the call's promise, then cancel the execution.
+    CancelExecution {
+        execution: ExecutionKey,
+        traversable: NavigableKey,
+    },
 }
 
 /// What a timer WebMCP sets does when it expires.
@@ -112,8 +139,10 @@ pub enum TimerStep {
 pub fn run_task<W: WebMcpHost>(w: &mut W, step: TaskStep, document: DocumentKey) {
     match step {
         TaskStep::FireToolchange { context, ready } => w.fire_toolchange(context, ready),
-        TaskStep::RunTool { execution } => w.run_tool(execution),
-        TaskStep::CancelTool { execution } => w.cancel_tool(execution),
+        TaskStep::ToolExecuteSteps { execution } => w.tool_execute_steps(execution),
+        TaskStep::CancelLocalExecution { uuid, tool_name } => {
+            w.cancel_local_execution(document, uuid, &tool_name)
+        }
         TaskStep::CoalescedReadinessCheck => w.coalesced_readiness_check(document),
         TaskStep::RegistryNotification => w.registry_notification(document),
     }
@@ -138,10 +167,25 @@ pub fn run_parallel<W: WebMcpHost>(w: &mut W, step: ParallelStep, queue: Paralle
             promise,
             from_origins,
         } => w.get_tools_in_parallel(queue, caller, promise, from_origins),
-        ParallelStep::ExecuteToolDispatch { execution } => w.execute_tool_dispatch(execution),
-        ParallelStep::ExecuteToolCancel { execution } => {
-            w.execute_tool_cancel_in_parallel(execution)
+        ParallelStep::GetToolsResolve {
+            caller,
+            promise,
+            tools,
+        } => w.get_tools_resolve(caller, promise, tools),
+        ParallelStep::ExecuteToolInParallel { execution } => w.execute_tool_in_parallel(execution),
+        ParallelStep::CancelPendingToolExecution { traversable, uuid } => {
+            w.cancel_a_pending_tool_execution(traversable, uuid)
         }
+        ParallelStep::CompletionSteps {
+            target,
+            uuid,
+            result,
+            success,
+        } => w.completion_steps_in_parallel(target, uuid, result, success),
+        ParallelStep::UnloadingCleanup {
+            document,
+            traversable,
+        } => w.unloading_cleanup_in_parallel(document, traversable),
         ParallelStep::AfterWait { caller, waiter } => w.finish_wait_and_continue(caller, waiter),
     }
 }
@@ -156,8 +200,8 @@ pub fn run_reaction<W: WebMcpHost>(
         ReactionStep::WaitForToolsSettle { context, promise } => {
             w.wait_for_tools_until_settle_steps(context, promise, fulfilled)
         }
-        ReactionStep::ExecuteResult { execution } => {
-            w.execute_tool_result(execution, fulfilled, argument)
+        ReactionStep::ImperativeResult { target, uuid } => {
+            w.imperative_execute_result(target, uuid, fulfilled, argument)
         }
     }
     Ok(Value::Undefined)
@@ -170,7 +214,10 @@ pub fn run_abort<W: WebMcpHost>(w: &mut W, step: AbortStep, signal: SignalKey) {
             tool_name,
             promise,
         } => w.register_tool_abort_steps(context, &tool_name, promise, signal),
-        AbortStep::CancelExecution { execution } => w.execute_tool_abort_steps(execution, signal),
+        AbortStep::CancelExecution {
+            execution,
+            traversable,
+        } => w.execute_tool_abort_steps(execution, traversable, signal),
     }
 }
 
@@ -189,14 +236,12 @@ pub fn describe_task<W: WebMcpHost>(w: &W, step: &TaskStep) -> String {
                 None => format!("fire toolchange at {}", w.label(doc)),
             }
         }
-        TaskStep::RunTool { execution } => {
-            format!("run tool {:?}", w.webmcp().executions[*execution].tool_name)
-        }
-        TaskStep::CancelTool { execution } => {
-            format!(
-                "cancel tool {:?}",
-                w.webmcp().executions[*execution].tool_name
-            )
+        TaskStep::ToolExecuteSteps { execution } => format!(
+            "the tool execute steps of {:?}",
+            w.webmcp().executions[*execution].tool_name
+        ),
+        TaskStep::CancelLocalExecution { tool_name, .. } => {
+            format!("cancel the local execution of {tool_name:?}")
         }
         TaskStep::CoalescedReadinessCheck => {
             "compare tools-ready with the last notified state".into()
@@ -230,14 +275,26 @@ pub fn describe_parallel<W: WebMcpHost>(w: &W, step: &ParallelStep) -> String {
         ParallelStep::GetTools { caller, .. } => {
             format!("getTools() of {} collects tools", w.label(*caller))
         }
-        ParallelStep::ExecuteToolDispatch { execution } => format!(
-            "executeTool() dispatches {:?}",
+        ParallelStep::GetToolsResolve { caller, .. } => {
+            format!("getTools() of {} queues its answer", w.label(*caller))
+        }
+        ParallelStep::ExecuteToolInParallel { execution } => format!(
+            "executeTool() finds {:?}",
             w.webmcp().executions[*execution].tool_name
         ),
-        ParallelStep::ExecuteToolCancel { execution } => format!(
-            "executeTool() passes on the cancellation of {:?}",
-            w.webmcp().executions[*execution].tool_name
+        ParallelStep::CancelPendingToolExecution { uuid, .. } => {
+            format!("cancel the pending tool execution {uuid:?}")
+        }
+        ParallelStep::CompletionSteps { uuid, success, .. } => format!(
+            "the completion steps of {uuid:?} ({})",
+            if *success { "success" } else { "failure" }
         ),
+        ParallelStep::UnloadingCleanup { document, .. } => {
+            format!(
+                "the unloading document cleanup steps of {}",
+                w.label(*document)
+            )
+        }
         ParallelStep::AfterWait { caller, .. } => match caller {
             WaitCaller::Observation(o) => format!(
                 "observation {} goes on after its wait for tools to be ready",
@@ -257,10 +314,9 @@ pub fn describe_reaction<W: WebMcpHost>(w: &W, step: &ReactionStep) -> String {
             "waitForToolsUntil settle steps for {}",
             w.promise_label(*promise)
         ),
-        ReactionStep::ExecuteResult { execution } => format!(
-            "executeTool() takes the result of {:?}",
-            w.webmcp().executions[*execution].tool_name
-        ),
+        ReactionStep::ImperativeResult { uuid, .. } => {
+            format!("the imperative execute steps take the result of {uuid:?}")
+        }
     }
 }
 

@@ -7,6 +7,13 @@ crate::switches! {
     pub struct Switches;
 
     choices {
+        /// Whether PR #373's readiness API exists at all.
+        readiness_api: ReadinessApi = "readiness-api",
+        from "PR #373 (waitForToolsUntil(), toolsReady, the wait in \"perform an observation\") vs the published text, which has none" {
+            Pr373 = "pr373": "PR #373's readiness API and the observation's wait for tools to be ready",
+            None = "none": "no readiness API: waitForToolsUntil() is not a function, toolsReady is undefined, and an observation does not wait (the published text)" ["text"],
+        }
+
         /// What `waitForToolsUntil()` does with a promise that has already settled.
         settled_promise_check: SettledPromiseCheck = "settled-promise-check",
         from "PR #373 final revision (ignore) vs first revision (always add; Web IDL wraps `42` in a new promise)" {
@@ -37,6 +44,13 @@ crate::switches! {
             SettledOnDestroy = "settled-on-destroy": "it counts as settled when the document of the realm it came from is destroyed (Chromium)" ["chromium"],
         }
 
+        /// When `getTools()` collects the tools.
+        gettools_snapshot: GetToolsSnapshot = "gettools-snapshot",
+        from "the text collects them in parallel (getTools() step 8), after the calling task; Chromium 156 snapshots them when getTools() is called (a tool unregistered later in the same task is still listed)" {
+            InParallel = "in-parallel": "the tools are collected in parallel, after the calling task (the text)",
+            AtCall = "at-call": "the tools are collected when getTools() is called; only the answer comes in parallel (Chromium 156)" ["chromium"],
+        }
+
         /// Whether `getTools()` waits for tools to be ready before it answers.
         gettools_waits: GetToolsWaits = "gettools-waits",
         from "the follow-up that PR #373 defers" {
@@ -59,18 +73,25 @@ crate::switches! {
             Load = "load": "tools are not ready before the load event" ["lifecycle-load"],
         }
 
-        /// How the text's assertions are checked.
-        assertions: Assertions = "assertions",
-        from "the spec snapshot's text: \"perform an observation\" step 2 asserts the active document is *not* fully active" {
-            AsIntended = "as-intended": "assertions are checked as evidently intended (step 2: the active document is fully active)",
-            AsWritten = "as-written": "assertions are checked word for word (literal mode)" ["literal"],
+        /// How the text is read where its words cannot be carried out as they stand.
+        text_reading: TextReading = "text-reading",
+        from "the published text: steps that name a document's node navigable after the document stopped being active (unloading document cleanup steps 1, executeTool() 15.3, 16.1 and 16.10.1, getTools() 8.2), and completion steps started \"in parallel\" from steps already in parallel whose removal the cleanup steps then assert (2.3.2, 2.3.5)" {
+            AsIntended = "as-intended": "as evidently intended: the navigable a document was last in stands for its node navigable, and steps already in parallel run completion steps at once",
+            AsWritten = "as-written": "word for word (literal mode): a missing node navigable is a finding and the step stops; completion steps get a parallel queue of their own, and an assertion that then fails is a finding" ["literal"],
         }
 
-        /// Which navigables "notify documents of a tool change" visits.
-        notify_targets: NotifyTargets = "notify-targets",
-        from "the spec snapshot says the traversable's \"descendant navigables\", which leaves out the top-level document; WPT expects it notified" {
-            Inclusive = "inclusive": "the top-level traversable and all its descendants (what WPT tests expect)",
-            Descendants = "descendants": "the descendant navigables only, as written" ["literal"],
+        /// What a tool's result becomes.
+        tool_result: ToolResult = "tool-result",
+        from "the imperative execute steps (10.1.4) serialize every result to JSON, so a tool returning \"success\" gives \"\\\"success\\\"\" and one returning undefined fails; WPT's tests (executeTool-abort, unregister-during-executeTool, executeTool-unregister-resolution-race) expect a string to come back as it is" {
+            Json = "json": "every result is serialized to a JSON string; a result with no JSON form (undefined, a function) fails with UnknownError (the text)",
+            StringsAsIs = "strings-as-is": "a string comes back as it is, anything else as its JSON (what WPT's tests expect)" ["chromium"],
+        }
+
+        /// When `toolactivated` fires.
+        toolactivated_timing: ToolactivatedTiming = "toolactivated-timing",
+        from "the imperative execute steps fire toolactivated (step 4) before they invoke the tool's execute (step 9); WPT's executeTool-abort expects the tool to have started first ('tool started' is logged before 'toolactivated')" {
+            BeforeExecute = "before-execute": "toolactivated fires, then execute is invoked (the text)",
+            AfterExecuteStarts = "after-execute-starts": "execute is invoked, and toolactivated fires once it has returned (what WPT's executeTool-abort expects)" ["chromium"],
         }
 
         /// Whether tool input schemas are checked (WPT's `.tentative` tests; no text yet).
@@ -78,13 +99,6 @@ crate::switches! {
         from "WPT webmcp/imperative/*.tentative.https.html (Chromium) vs the spec, which has no text for it" {
             Unchecked = "unchecked": "registerTool() only serializes the schema; executeTool() does not validate input (spec)",
             TentativeSubset = "tentative-subset": "registerTool() rejects schemas outside a supported JSON Schema subset with a TypeError; executeTool() rejects input that fails the schema with a DataError (WPT .tentative, Chromium)" ["chromium"],
-        }
-
-        /// When `registerTool()` adds the abort steps of its signal.
-        register_abort_steps: RegisterAbortSteps = "register-abort-steps",
-        from "the spec text (step 18.2, before step 20's exposedTo checks can reject) vs Chromium 156, which leaves no abort steps behind a rejected registration" {
-            AsWritten = "as-written": "added at step 18.2, and left on the signal when step 20 rejects: aborting it later unregisters a later tool of the same name (spec text)",
-            OnSuccess = "on-success": "added only once the registration can no longer be rejected (Chromium 156)" ["chromium"],
         }
     }
 

@@ -279,8 +279,11 @@
     thenable(behaviour, kept) {
       return {
         then(resolve, reject) {
-          if ("resolves" in behaviour) resolve(behaviour.resolves);
-          else if ("rejects" in behaviour) reject(behaviour.rejects);
+          const settle = "resolves" in behaviour
+            ? () => resolve(behaviour.resolves)
+            : () => reject(behaviour.rejects);
+          if ("after" in behaviour) setTimeout(settle, behaviour.after);
+          else if ("resolves" in behaviour || "rejects" in behaviour) settle();
           else if ("throws" in behaviour) throw behaviour.throws;
           else kept.push({ resolve, reject });
         },

@@ -66,8 +66,18 @@ impl<'a> SubtestRun<'a> {
                 let realm = self.doc(realm)?;
                 let behaviour = match kind {
                     ThenableKind::Keep => ThenBehaviour::Keep,
-                    ThenableKind::Resolves(e) => ThenBehaviour::Resolve(self.eval(e)?),
-                    ThenableKind::Rejects(e) => ThenBehaviour::Reject(self.eval(e)?),
+                    ThenableKind::Resolves(e, None) => ThenBehaviour::Resolve(self.eval(e)?),
+                    ThenableKind::Rejects(e, None) => ThenBehaviour::Reject(self.eval(e)?),
+                    ThenableKind::Resolves(e, Some(delay)) => ThenBehaviour::Later {
+                        reject: false,
+                        value: self.eval(e)?,
+                        delay: *delay,
+                    },
+                    ThenableKind::Rejects(e, Some(delay)) => ThenBehaviour::Later {
+                        reject: true,
+                        value: self.eval(e)?,
+                        delay: *delay,
+                    },
                     ThenableKind::Throws(e) => ThenBehaviour::Throw(self.eval(e)?),
                 };
                 let t = self.world.new_thenable(realm, name, behaviour);
@@ -129,8 +139,8 @@ impl<'a> SubtestRun<'a> {
             }
             ActionKind::Observe { doc, name, expect } => {
                 // `observe top => outcome [tags]` is a line for the tagged profiles only.
-                if let Some((_, tags)) = expect {
-                    if !applies(tags, &profile) {
+                if let Some(e) = expect {
+                    if !applies(&e.tags, &profile) {
                         return Ok(());
                     }
                 }

@@ -3,8 +3,12 @@
 
 use super::*;
 use crate::host::promise::PromiseState;
-use crate::script::ast::Expr;
+use crate::script::ast::{Expr, LogPart};
 use crate::script::bindings;
+
+/// An observation's tool map as an expectation compares it: each document's label and its
+/// tools' names.
+type ToolNames = Vec<(String, Vec<String>)>;
 
 impl<'a> SubtestRun<'a> {
     pub(super) fn record(
@@ -43,6 +47,13 @@ impl<'a> SubtestRun<'a> {
                 };
                 let actual = self.show(&a);
                 self.record(action, same == *equal, expected, actual);
+            }
+            // `expect o pending` for an observation `o`.
+            ExpectKind::Promise {
+                promise: Expr::Name(n),
+                state: PromiseExpect::Pending,
+            } if self.observations.contains_key(n) => {
+                return self.check(action, &ExpectKind::ObservationPending { name: n.clone() });
             }
             ExpectKind::Promise { promise, state } => {
                 let v = self.eval(promise)?;
@@ -120,32 +131,86 @@ impl<'a> SubtestRun<'a> {
             }
             ExpectKind::ObservationTools { name, tools } => {
                 let o = self.observation(name)?;
-                let expected = show_tool_map(tools);
-                let actual_map: Option<Vec<(String, Vec<String>)>> =
+                let expected = show_tool_map(tools.as_deref());
+                // Not finished; finished with no tool map (it returned early); or its map.
+                let actual_map: Option<Option<ToolNames>> =
                     self.world.observation_result(o).map(|r| {
-                        r.tool_map
-                            .as_ref()
-                            .map(|m| {
-                                m.iter()
-                                    .map(|d| {
-                                        (
-                                            d.document.clone(),
-                                            d.tools.iter().map(|t| t.name.clone()).collect(),
-                                        )
-                                    })
-                                    .collect()
-                            })
-                            .unwrap_or_default()
+                        r.tool_map.as_ref().map(|m| {
+                            m.iter()
+                                .map(|d| {
+                                    (
+                                        d.document.clone(),
+                                        d.tools.iter().map(|t| t.name.clone()).collect(),
+                                    )
+                                })
+                                .collect()
+                        })
                     });
                 let (passed, actual) = match actual_map {
                     None => (false, "not finished".into()),
                     Some(m) => {
-                        let mut a = m.clone();
-                        let mut b = tools.clone();
-                        a.sort();
-                        b.sort();
-                        (a == b, show_tool_map(&m))
+                        let sorted = |m: &Option<ToolNames>| {
+                            m.clone().map(|mut v| {
+                                v.sort();
+                                v
+                            })
+                        };
+                        (sorted(&m) == sorted(tools), show_tool_map(m.as_deref()))
                     }
+                };
+                self.record(action, passed, expected, actual);
+            }
+            ExpectKind::ObservationOrigins { name, origins } => {
+                let o = self.observation(name)?;
+                let show = |m: &[(String, String)]| {
+                    let mut m = m.to_vec();
+                    m.sort();
+                    let parts: Vec<String> = m.iter().map(|(d, o)| format!("{d}: {o:?}")).collect();
+                    format!("{{{}}}", parts.join(", "))
+                };
+                let expected = show(origins);
+                let actual = match self.world.observation_result(o) {
+                    None => "not finished".to_string(),
+                    Some(r) => match &r.tool_map {
+                        None => "none (no tool map: the observation returned early)".into(),
+                        Some(m) => show(
+                            &m.iter()
+                                .map(|d| (d.document.clone(), d.origin.clone()))
+                                .collect::<Vec<_>>(),
+                        ),
+                    },
+                };
+                self.record(action, actual == expected, expected, actual);
+            }
+            ExpectKind::ObservationPending { name } => {
+                let o = self.observation(name)?;
+                let actual = match self.world.observation_result(o) {
+                    None => "pending".to_string(),
+                    Some(r) => format!(
+                        "finished {} after {}ms at {}ms",
+                        r.outcome.name(),
+                        r.waited_ms,
+                        r.ended_at
+                    ),
+                };
+                self.record(action, actual == "pending", "pending".into(), actual);
+            }
+            ExpectKind::ObservationTime { name, which, ms } => {
+                let o = self.observation(name)?;
+                let expected = format!("{} at {ms}ms", which.name());
+                let actual = match self.world.observation_result(o) {
+                    None => match (which, self.world.observation(o).started_at) {
+                        (ObservationMoment::Started, Some(t)) => Some(t),
+                        _ => None,
+                    },
+                    Some(r) => Some(match which {
+                        ObservationMoment::Started => r.started_at,
+                        ObservationMoment::Ended => r.ended_at,
+                    }),
+                };
+                let (passed, actual) = match actual {
+                    Some(t) => (t == *ms, format!("{} at {t}ms", which.name())),
+                    None => (false, format!("not {} yet", which.name())),
                 };
                 self.record(action, passed, expected, actual);
             }
@@ -274,6 +339,16 @@ impl<'a> SubtestRun<'a> {
                     .map(|i| self.eval(i))
                     .collect::<Result<_, _>>()?,
             ),
+            Expr::Template(parts) => {
+                let mut text = String::new();
+                for part in parts {
+                    match part {
+                        LogPart::Text(t) => text.push_str(t),
+                        LogPart::Expr(e) => text.push_str(&self.eval(e)?.to_js_string()),
+                    }
+                }
+                Value::String(text)
+            }
             Expr::Object(props) => Value::Object(
                 props
                     .iter()
@@ -359,7 +434,12 @@ fn values_match(actual: &Value, expected: &Value) -> bool {
     }
 }
 
-fn show_tool_map(m: &[(String, Vec<String>)]) -> String {
-    let parts: Vec<String> = m.iter().map(|(d, t)| format!("{d}: {t:?}")).collect();
-    format!("{{{}}}", parts.join(", "))
+fn show_tool_map(m: Option<&[(String, Vec<String>)]>) -> String {
+    match m {
+        None => "none (no tool map: the observation returned early)".into(),
+        Some(m) => {
+            let parts: Vec<String> = m.iter().map(|(d, t)| format!("{d}: {t:?}")).collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+    }
 }

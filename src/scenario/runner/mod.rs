@@ -82,6 +82,26 @@ pub enum Status {
     /// The scenario could not be carried out (a harness action failed, a schedule did not
     /// fit, the world never became idle).
     Error,
+    /// Not run: the profile does not meet the file's `requires:` (an optional feature the
+    /// profile lacks, as testharness.js's `assert_implements_optional`).
+    PreconditionFailed,
+}
+
+impl Status {
+    /// testharness.js's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::Error => "ERROR",
+            Status::PreconditionFailed => "PRECONDITION_FAILED",
+        }
+    }
+
+    /// Whether the subtest held, or did not apply.
+    pub fn held(self) -> bool {
+        matches!(self, Status::Pass | Status::PreconditionFailed)
+    }
 }
 
 /// One expectation's verdict.
@@ -134,9 +154,31 @@ pub struct FileResult {
     pub subtests: Vec<SubtestResult>,
 }
 
+impl SubtestResult {
+    /// A subtest the profile does not run (its file's `requires:`).
+    pub fn not_run(subtest: &Subtest, why: String) -> SubtestResult {
+        SubtestResult {
+            name: subtest.name.clone(),
+            line: subtest.line,
+            status: Status::PreconditionFailed,
+            messages: vec![why],
+            expectations: Vec::new(),
+            schedule: Schedule::default().to_string(),
+            choice_points: 0,
+            units: 0,
+            time: 0,
+            findings: Vec::new(),
+            log: Vec::new(),
+            coverage: Coverage::default(),
+            trace: Vec::new(),
+            outcome: Vec::new(),
+        }
+    }
+}
+
 impl FileResult {
     pub fn passed(&self) -> bool {
-        self.subtests.iter().all(|s| s.status == Status::Pass)
+        self.subtests.iter().all(|s| s.status.held())
     }
 }
 
@@ -159,6 +201,38 @@ pub fn run_file(file: &ScenarioFile, options: &RunOptions) -> FileResult {
         profile: options.profile.name.clone(),
         subtests,
     }
+}
+
+/// Why a file's subtests do not run under a profile: its `requires:` tags, none of which the
+/// profile matches.
+pub fn unmet_requirement(file: &ScenarioFile, profile: &Profile) -> Option<String> {
+    if applies(&file.requires, profile) {
+        return None;
+    }
+    let wanted: Vec<String> = file.requires.iter().map(Tag::to_string).collect();
+    let values = profile.values();
+    let has: Vec<String> = file
+        .requires
+        .iter()
+        .flat_map(Tag::switches)
+        .filter_map(|name| {
+            values
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(n, v)| format!("{n}={v}"))
+        })
+        .collect();
+    Some(format!(
+        "not run: {} requires {}; profile {} has {}",
+        file.path,
+        wanted.join(" or "),
+        profile.name,
+        if has.is_empty() {
+            "neither".to_string()
+        } else {
+            has.join(", ")
+        }
+    ))
 }
 
 /// Whether an expectation's tags include the profile.
@@ -229,6 +303,9 @@ pub enum Next {
 
 /// Runs one subtest in a fresh world.
 pub fn run_subtest(file: &ScenarioFile, subtest: &Subtest, options: &RunOptions) -> SubtestResult {
+    if let Some(why) = unmet_requirement(file, &options.profile) {
+        return SubtestResult::not_run(subtest, why);
+    }
     let mut run = SubtestRun::new(file, subtest, options);
     while let Next::Choice(candidates) = run.advance() {
         run.take(&candidates, None);
@@ -432,21 +509,24 @@ impl<'a> SubtestRun<'a> {
         if let Some((o, index)) = drive.then_observe {
             let action = &self.subtest.actions[index];
             if let ActionKind::Observe {
-                expect: Some((outcome, _)),
-                ..
+                expect: Some(e), ..
             } = &action.kind
             {
-                let actual = self
-                    .world
-                    .observation_result(o)
-                    .map(|r| r.outcome.name())
-                    .unwrap_or("not finished");
-                self.record(
-                    action,
-                    actual == outcome.name(),
-                    outcome.name().into(),
-                    actual.into(),
-                );
+                let (passed, actual) = match self.world.observation_result(o) {
+                    None => (false, "not finished".to_string()),
+                    Some(r) => (
+                        r.outcome == e.outcome && e.after.is_none_or(|ms| ms == r.waited_ms),
+                        match e.after {
+                            Some(_) => format!("{} after {}ms", r.outcome.name(), r.waited_ms),
+                            None => r.outcome.name().to_string(),
+                        },
+                    ),
+                };
+                let expected = match e.after {
+                    Some(ms) => format!("{} after {ms}ms", e.outcome.name()),
+                    None => e.outcome.name().to_string(),
+                };
+                self.record(action, passed, expected, actual);
             }
         }
         // The line that drove the simulation is done: the next line follows.
