@@ -98,7 +98,7 @@ fn a_small_exported_file_runs_in_chromium_beside_the_engine() {
     std::fs::write(&known, KNOWN).unwrap();
     let file = parse_file("webmcp-ref-browser-test.scn", SCENARIO).unwrap();
     let options = DiffOptions {
-        profile: Profile::named("chromium").unwrap(),
+        profile: Profile::named("chromium-156").unwrap(),
         browser: browser_path(),
         known,
         timeout_seconds: Some(40.0),
@@ -185,7 +185,7 @@ fn a_stale_or_missing_known_difference_fails_the_run() {
     .unwrap();
     let file = parse_file("webmcp-ref-browser-test.scn", SCENARIO).unwrap();
     let options = DiffOptions {
-        profile: Profile::named("chromium").unwrap(),
+        profile: Profile::named("chromium-156").unwrap(),
         browser: browser_path(),
         known,
         timeout_seconds: Some(40.0),

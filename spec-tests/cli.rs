@@ -78,7 +78,7 @@ fn bad_input_exits_2_and_names_the_problem() {
     let (code, _, err) = webmcp_ref(&["run", "--profile", "chrome"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("unknown profile `chrome`") && err.contains("chromium"),
+        err.contains("unknown profile `chrome`") && err.contains("chromium-pr373"),
         "{err}"
     );
     let (code, _, err) = webmcp_ref(&["run", "--set", "settle=always"]);
@@ -147,7 +147,7 @@ fn profiles_lists_every_switch_and_profile() {
     for name in [
         "spec",
         "pr373-r1",
-        "chromium",
+        "chromium-pr373",
         "settled-promise-check",
         "inactive-realm-jobs",
         "tools-ready-timeout",

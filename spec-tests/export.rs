@@ -181,7 +181,7 @@ fn every_bundled_scenario_exports_with_distinct_test_names() {
     let mut exported = 0;
     for path in files {
         let file = webmcp_ref::scenario::suite::load(&path).unwrap();
-        for profile in ["spec", "chromium"] {
+        for profile in ["spec", "chromium-pr373"] {
             let e = export_file(&file, &Profile::named(profile).unwrap());
             let names: Vec<&String> = e
                 .subtests

@@ -49,8 +49,8 @@ fn execute(sim: &mut Sim, top: DocumentKey, args: &str) {
 #[test]
 fn imperative_execute_steps_step_4_toolactivated_fires_before_execute_is_invoked_or_after() {
     // The text fires it at step 4, before step 9 invokes the callback; WPT's executeTool-abort
-    // expects the tool to have started first (toolactivated-timing=after-execute-starts, the
-    // chromium profile).
+    // expects the tool to have started first, and Chromium 156 fires it then
+    // (toolactivated-timing=after-execute-starts, the chromium profiles).
     for (timing, expected) in [
         (
             "before-execute",
@@ -153,8 +153,8 @@ fn imperative_execute_steps_step_7_a_tool_that_cancels_itself_finds_its_local_ex
 
 #[test]
 fn imperative_execute_steps_step_10_1_4_every_result_is_serialized_to_json_or_strings_as_is() {
-    // tool-result=json (the text) and tool-result=strings-as-is (what WPT's tests expect, the
-    // chromium profile): only a string differs.
+    // tool-result=json (the text) and tool-result=strings-as-is (what WPT's tests expect):
+    // only a string differs. (tool-result=chromium-156: the next test.)
     for (returns, json, as_is) in [
         ("\"success\"", Ok("\"success\""), Ok("success")),
         ("\"\"", Ok("\"\""), Ok("")),
@@ -196,6 +196,33 @@ fn imperative_execute_steps_step_10_1_4_every_result_is_serialized_to_json_or_st
                 "returns({returns}) [{switch}]"
             );
         }
+    }
+}
+
+#[test]
+fn imperative_execute_steps_step_10_1_4_under_chromium_156_strings_pass_and_primitives_are_strings() {
+    // tool-result=chromium-156, as measured: "" becomes "Operation succeeded", other strings
+    // pass as they are, other primitives and values JSON has nothing for become their
+    // ToString, objects their JSON; a value JSON cannot serialize still fails.
+    for (returns, expected) in [
+        ("\"success\"", Ok("success")),
+        ("\"\"", Ok("Operation succeeded")),
+        ("\" \"", Ok(" ")),
+        ("{status: \"resolved\", n: 2}", Ok(r#"{"status":"resolved","n":2}"#)),
+        ("5", Ok("5")),
+        ("true", Ok("true")),
+        ("null", Ok("null")),
+        ("[1, \"a\"]", Ok(r#"[1,"a"]"#)),
+        ("Promise.resolve(\"async\")", Ok("async")),
+        ("undefined", Ok("undefined")),
+        ("ToJSONUndefined()", Ok("undefined")),
+        ("Cyclic()", Err("UnknownError")),
+    ] {
+        let mut sim = Sim::with("spec", &[("tool-result", "chromium-156")]);
+        let top = page_with_tool(&mut sim, &format!("returns({returns})"));
+        execute(&mut sim, top, "");
+        let expected = expected.map(String::from).map_err(String::from);
+        assert_eq!(sim.outcome_of("r"), expected, "returns({returns})");
     }
 }
 

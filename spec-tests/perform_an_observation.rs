@@ -33,7 +33,7 @@ fn names(list: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
 fn perform_an_observation_pr373_step_3_waits_and_sees_tools_registered_during_the_wait() {
     // The common pattern of the PR's example: tools register asynchronously, then the promise
     // given to waitForToolsUntil resolves.
-    for name in ["spec", "pr373-r1", "chromium"] {
+    for name in ["spec", "pr373-r1", "chromium-pr373"] {
         let mut sim = Sim::new(name);
         let top = sim.page("top", "https://a.test/");
         sim.promise_in(top, "p");
@@ -262,7 +262,7 @@ fn perform_an_observation_pr373_step_7_a_removed_iframe_is_not_observed() {
 #[test]
 fn perform_an_observation_step_2_holds_for_every_page_that_can_be_observed_as_written_too() {
     // The text asserts the active document is fully active, which an observable page's is.
-    for name in ["spec", "literal", "chromium"] {
+    for name in ["spec", "literal", "chromium-pr373"] {
         let mut sim = Sim::new(name);
         let top = sim.page("top", "https://a.test/");
         let result = block_on(sim.w.observed(top)).unwrap();

@@ -553,7 +553,7 @@ fn register_tool_step_17_3_a_registration_rejected_at_step_15_leaves_nothing_on_
     // The abort steps are added only after every check that can reject (the exposedTo checks
     // of step 15 included): aborting the signal of a rejected registration later leaves alone
     // the tool registered under the same name since. Every profile follows the text here.
-    for name in ["spec", "literal", "chromium"] {
+    for name in ["spec", "literal", "chromium-pr373"] {
         let mut sim = Sim::new(name);
         let top = sim.page("top", "https://a.test/");
         sim.task(top, "ac = AbortController()");

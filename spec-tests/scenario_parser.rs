@@ -65,7 +65,7 @@ fn an_unknown_profile_in_a_tag_lists_the_profiles() {
     let text = "title: t\nsubtest \"a\"\n  page top https://a.test/\n  expect top.toolsReady == true [chrome]\n";
     let e = parse(text).unwrap_err();
     assert!(e.starts_with("x.scn:4:34: unknown profile `chrome`"), "{e}");
-    assert!(e.contains("chromium"), "{e}");
+    assert!(e.contains("chromium-pr373"), "{e}");
 }
 
 #[test]

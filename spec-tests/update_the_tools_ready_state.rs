@@ -64,7 +64,7 @@ fn update_the_tools_ready_state_step_2_tools_ready_is_whether_the_pending_set_is
 
 #[test]
 fn update_the_tools_ready_state_step_2_the_final_revision_dispatches_no_event() {
-    for name in ["spec", "chromium"] {
+    for name in ["spec", "chromium-pr373"] {
         let mut sim = Sim::new(name);
         let top = sim.page("top", "https://a.test/");
         log_toolchange(&mut sim, top, "top");
@@ -143,7 +143,7 @@ fn update_the_tools_ready_state_first_revision_step_3_an_already_settled_value_f
             vec!["top ToolChangeEvent false", "top ToolChangeEvent true"],
         ),
         ("spec", vec![]),
-        ("chromium", vec![]),
+        ("chromium-pr373", vec![]),
     ] {
         let mut sim = Sim::new(name);
         let top = sim.page("top", "https://a.test/");

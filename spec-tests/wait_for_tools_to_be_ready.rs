@@ -238,7 +238,7 @@ fn wait_for_tools_to_be_ready_step_5_navigation_during_the_wait_returns_navigate
     // The new document is ready, but the wait compares against the document captured in step
     // 1: it ends "navigated", with or without the bfcache.
     for bfcache in [false, true] {
-        for name in ["spec", "pr373-r1", "chromium"] {
+        for name in ["spec", "pr373-r1", "chromium-pr373"] {
             let mut sim = Sim::new(name);
             let top = not_ready_page(&mut sim);
             let o = sim.w.observe(top, "o");

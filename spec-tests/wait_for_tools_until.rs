@@ -20,7 +20,7 @@ use webmcp_ref::webmcp::{SETTLE_ON_REALM_DESTRUCTION, WAIT_FOR_TOOLS_UNTIL};
 use webmcp_ref::{DocumentKey, Value, WaitOutcome};
 
 /// The profiles the review's cases are stated under.
-const PROFILES: [&str; 3] = ["spec", "pr373-r1", "chromium"];
+const PROFILES: [&str; 3] = ["spec", "pr373-r1", "chromium-pr373"];
 
 /// A page `top` at https://a.test/ with a same-origin iframe `child`.
 fn top_and_child(sim: &mut Sim) -> (DocumentKey, DocumentKey) {
@@ -80,7 +80,7 @@ fn wait_for_tools_until_step_1_a_thenable_that_resolves_at_once_still_costs_a_no
 #[test]
 fn wait_for_tools_until_step_2_ignores_an_already_settled_value() {
     // Web IDL wraps 42 in a promise that has already fulfilled.
-    for name in ["spec", "chromium"] {
+    for name in ["spec", "chromium-pr373"] {
         let mut sim = Sim::new(name);
         let top = sim.page("top", "https://a.test/");
         sim.task(
@@ -129,7 +129,7 @@ fn wait_for_tools_until_step_2_first_revision_adds_an_already_settled_value_for_
 fn wait_for_tools_until_step_2_ignores_a_same_realm_resolved_promise() {
     for (name, after_call) in [
         ("spec", "true"),
-        ("chromium", "true"),
+        ("chromium-pr373", "true"),
         ("pr373-r1", "false"),
     ] {
         let mut sim = Sim::new(name);
@@ -153,7 +153,7 @@ fn wait_for_tools_until_step_2_ignores_a_same_realm_resolved_promise() {
 fn wait_for_tools_until_step_2_ignores_an_already_rejected_promise() {
     for (name, after_call) in [
         ("spec", "true"),
-        ("chromium", "true"),
+        ("chromium-pr373", "true"),
         ("pr373-r1", "false"),
     ] {
         let mut sim = Sim::new(name);
@@ -433,7 +433,7 @@ fn wait_for_tools_until_step_5_2_a_promise_settled_after_restore_makes_tools_rea
 /// the spec (and the first revision) it never settles; Chromium counts it as settled when the
 /// iframe's document is destroyed.
 fn expect_never_settles_except_under_chromium(sim: &mut Sim, top: DocumentKey, name: &str) {
-    if name == "chromium" {
+    if name == "chromium-pr373" {
         assert!(sim.ready(top), "{name}");
         assert_eq!(sim.pending(top), 0, "{name}");
         assert!(sim.reached(&SETTLE_ON_REALM_DESTRUCTION, "2"), "{name}");
@@ -464,7 +464,7 @@ fn wait_for_tools_until_iframe_promise_passed_to_parent_iframe_removed_in_the_sa
         sim.promise_in(child, "p");
         sim.task(top, "top.waitForToolsUntil(p)\nremove child");
         sim.run();
-        if name != "chromium" {
+        if name != "chromium-pr373" {
             assert!(
                 sim.reached(&HOST_ENQUEUE_PROMISE_JOB, "2.1"),
                 "{name}: the job was dropped"

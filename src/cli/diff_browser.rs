@@ -15,7 +15,7 @@ pub struct Args {
     #[arg(long, default_value = "/usr/bin/chromium")]
     browser: PathBuf,
     /// The engine's profile to compare with (and whose expectations the tests assert).
-    #[arg(long, default_value = "chromium")]
+    #[arg(long, default_value = "chromium-156")]
     profile: String,
     #[arg(long = "set", value_name = "SWITCH=VALUE")]
     sets: Vec<String>,

@@ -41,8 +41,12 @@ pub const NAMED_PROFILES: &[NamedProfile] = &[
         about: "PR #373's first revision",
     },
     NamedProfile {
-        name: "chromium",
-        about: "Chromium as the PR #373 review describes it, with the schema checks of WPT's .tentative tests",
+        name: "chromium-156",
+        about: "what Chromium 156.0.8078.114 (Debian, --enable-features=WebMCP) was measured doing: no readiness API, no schema checks, its results, errors and messages, its call-time getTools() snapshot",
+    },
+    NamedProfile {
+        name: "chromium-pr373",
+        about: "PR #373's final revision with Chromium's readiness behaviour as the review describes it (a destroyed realm's promise counts as settled), on Chromium 156's registry",
     },
     NamedProfile {
         name: "coalesced-readiness",

@@ -376,8 +376,14 @@ pub trait Interpreter: ScriptHost {
                 bind,
                 body,
             } => {
+                // `P.then(...)`: a promise's own `then`, whatever its realm (the reaction's
+                // job is the handler's realm's); any other value is first made a promise of
+                // the running script's realm.
                 let v = self.eval(frame, promise)?;
-                let p = self.promise_resolve(frame.realm, v);
+                let p = match v {
+                    Value::Promise(p) => p,
+                    other => self.promise_resolve(frame.realm, other),
+                };
                 let handler = Handler::Callback(
                     Code::Reaction {
                         realm: frame.realm,

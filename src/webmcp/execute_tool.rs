@@ -2,18 +2,20 @@
 //!
 //! <https://webmachinelearning.github.io/webmcp/#dom-modelcontext-executetool>
 
+use super::errors::{Method, Rejection};
 use super::execution::ToolExecuteSteps;
 use super::pending::PendingExecutions;
 use super::registry::Registry;
 use super::steps::{AbortStep, ParallelStep};
-use super::switches::{InputSchema, TextReading};
+use super::switches::{ExecuteToolRemovedTarget, InputSchema, TextReading};
 use super::{
-    not_allowed_to_use_tools_error, not_fully_active_error, ExecutionKey, PendingToolExecution,
-    Uuid, WebMcpHost, CHECK_INPUT_SCHEMA, CONVERT_DICTIONARY, EXECUTE_TOOL,
+    ExecutionKey, PendingToolExecution, Uuid, WebMcpHost, CHECK_INPUT_SCHEMA, CONVERT_DICTIONARY,
+    EXECUTE_TOOL,
 };
 use crate::host::keys::{DocumentKey, NavigableKey, PromiseKey, SignalKey};
 use crate::host::origin::Origin;
 use crate::host::parallel::ParallelStepKind;
+use crate::host::spec::step_index;
 use crate::host::value::{ErrorValue, Value};
 use crate::host::webidl::{convert_signal, dictionary_value, member, required_string};
 use crate::{return_rejected, step};
@@ -71,7 +73,7 @@ pub trait ExecuteTool: WebMcpHost {
             };
             if input != Value::Undefined && !input.is_object() {
                 return Err(ErrorValue::type_error(
-                    "Failed to execute 'executeTool' on 'ModelContext': parameter 2 is not of type 'object'.",
+                    "parameter 2 is not of type 'object'.",
                 ));
             }
             let options_dict = dictionary_value(&options, "ModelContextExecuteToolOptions")?;
@@ -80,7 +82,13 @@ pub trait ExecuteTool: WebMcpHost {
         })();
         let (name, origin, target_window, signal) = match converted {
             Ok(c) => c,
-            Err(e) => return_rejected!(self, CONVERT_DICTIONARY, "RegisteredTool", this_doc, e),
+            Err(e) => return_rejected!(
+                self,
+                CONVERT_DICTIONARY,
+                "RegisteredTool",
+                this_doc,
+                self.conversion_rejection(Method::ExecuteTool, e)
+            ),
         };
         step!(self, CONVERT_DICTIONARY, "RegisteredTool", Some(this_doc));
         step!(
@@ -93,10 +101,10 @@ pub trait ExecuteTool: WebMcpHost {
         let caller = this_doc;
         step!(self, EXECUTE_TOOL, "1", Some(caller), "{name:?}");
         // 2. A caller that is not fully active is rejected.
-        if !self.is_fully_active(caller) {
-            return_rejected!(self, EXECUTE_TOOL, "2", caller, not_fully_active_error());
+        const FULLY_ACTIVE: usize = step_index(&EXECUTE_TOOL, "2");
+        if let Err(answer) = self.fully_active_check(&EXECUTE_TOOL, FULLY_ACTIVE, caller) {
+            return answer;
         }
-        step!(self, EXECUTE_TOOL, "2", Some(caller));
         // 3. So is one not allowed to use "tools".
         if !self.is_allowed_to_use_tools(caller) {
             return_rejected!(
@@ -104,7 +112,7 @@ pub trait ExecuteTool: WebMcpHost {
                 EXECUTE_TOOL,
                 "3",
                 caller,
-                not_allowed_to_use_tools_error()
+                self.rejection(Rejection::NotAllowedToUseTools)
             );
         }
         step!(self, EXECUTE_TOOL, "3", Some(caller));
@@ -115,15 +123,19 @@ pub trait ExecuteTool: WebMcpHost {
         step!(self, EXECUTE_TOOL, "4", Some(caller), "{origin:?}");
         let expected_target_origin = match parsed {
             Some(o) if !matches!(o, Origin::Opaque(_)) => o,
-            _ => return_rejected!(
+            Some(_) => return_rejected!(
                 self,
                 EXECUTE_TOOL,
                 "5",
                 caller,
-                ErrorValue::dom(
-                    "NotSupportedError",
-                    format!("the tool's origin {origin:?} is not a URL with an origin that is not opaque"),
-                )
+                self.rejection(Rejection::OpaqueOrigin(origin.clone()))
+            ),
+            None => return_rejected!(
+                self,
+                EXECUTE_TOOL,
+                "5",
+                caller,
+                self.rejection(Rejection::InvalidOrigin(origin.clone()))
             ),
         };
         step!(self, EXECUTE_TOOL, "5", Some(caller));
@@ -289,10 +301,16 @@ pub trait ExecuteTool: WebMcpHost {
                 Some(caller),
                 "the tool's document is not in the caller's traversable: UnknownError"
             );
-            return self.reject_execution(
-                execution,
-                unknown_error("the tool's window is not in this page"),
-            );
+            let why = if self.documents[target].destroyed
+                && self.switches().executetool_removed_target
+                    == ExecuteToolRemovedTarget::InvalidStateError
+            {
+                Rejection::TargetDetached
+            } else {
+                Rejection::NotInPage
+            };
+            let error = self.rejection(why);
+            return self.reject_execution(execution, error);
         }
         step!(self, EXECUTE_TOOL, "16.1", Some(caller));
         // 16.2-16.4. The target's origin must be the one the tool names.
@@ -308,10 +326,8 @@ pub trait ExecuteTool: WebMcpHost {
                 Some(target),
                 "the tool's origin does not match its window: UnknownError"
             );
-            return self.reject_execution(
-                execution,
-                unknown_error("the tool's origin does not match its window"),
-            );
+            let error = self.rejection(Rejection::OriginMismatch);
+            return self.reject_execution(execution, error);
         }
         step!(self, EXECUTE_TOOL, "16.4", Some(target));
         // 16.5-16.7. The tool must be in the target's tool map.
@@ -338,7 +354,8 @@ pub trait ExecuteTool: WebMcpHost {
                 "no tool {:?}: UnknownError",
                 e.tool_name
             );
-            return self.reject_execution(execution, no_such_tool(&e.tool_name));
+            let error = self.rejection(Rejection::NoSuchTool(e.tool_name.clone()));
+            return self.reject_execution(execution, error);
         };
         step!(self, EXECUTE_TOOL, "16.7", Some(target));
         step!(self, EXECUTE_TOOL, "16.8", Some(target));
@@ -355,7 +372,8 @@ pub trait ExecuteTool: WebMcpHost {
                 Some(target),
                 "not exposed to the caller: UnknownError"
             );
-            return self.reject_execution(execution, no_such_tool(&e.tool_name));
+            let error = self.rejection(Rejection::NoSuchTool(e.tool_name.clone()));
+            return self.reject_execution(execution, error);
         }
         step!(self, EXECUTE_TOOL, "16.9", Some(target));
         // (input-schema=tentative-subset, WPT's .tentative test) Input that fails the tool's

@@ -3,6 +3,7 @@
 //! <https://webmachinelearning.github.io/webmcp/#tool-execute-steps>,
 //! <https://webmachinelearning.github.io/webmcp/#imperative-execute-steps>
 
+use super::errors::Rejection;
 use super::pending::PendingExecutions;
 use super::steps::{ReactionStep, TaskStep};
 use super::switches::{ToolResult, ToolactivatedTiming};
@@ -14,7 +15,7 @@ use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
 use crate::host::events::{Event, EventTargetRef, Events};
 use crate::host::keys::DocumentKey;
 use crate::host::promise::Handler;
-use crate::host::value::Value;
+use crate::host::value::{ErrorValue, Value};
 use crate::host::Running;
 use crate::step;
 
@@ -69,7 +70,12 @@ pub trait ToolExecuteSteps: WebMcpHost {
                 "{:?} is no longer registered: the execution fails",
                 e.tool_name
             );
-            return self.completion_steps(target, e.uuid, None, false);
+            return self.completion_steps(
+                target,
+                e.uuid,
+                None,
+                Some(Rejection::ToolGone(e.tool_name.clone())),
+            );
         };
         step!(self, TOOL_EXECUTE_STEPS, "3", Some(target));
         // 4-5. Run the tool's execute steps: the imperative execute steps.
@@ -109,7 +115,7 @@ pub trait ToolExecuteSteps: WebMcpHost {
                     "{}: the execution fails",
                     e.message
                 );
-                return self.completion_steps(target, uuid, None, false);
+                return self.completion_steps(target, uuid, None, Some(Rejection::BadInput));
             }
         };
         step!(self, IMPERATIVE_EXECUTE_STEPS, "2", Some(target));
@@ -122,7 +128,7 @@ pub trait ToolExecuteSteps: WebMcpHost {
                 Some(target),
                 "the input is not an object: the execution fails"
             );
-            return self.completion_steps(target, uuid, None, false);
+            return self.completion_steps(target, uuid, None, Some(Rejection::BadInput));
         }
         step!(self, IMPERATIVE_EXECUTE_STEPS, "3", Some(target));
         // 4. Fire toolactivated at the target's ModelContext, a ToolActivatedEvent naming the
@@ -237,9 +243,13 @@ pub trait ToolExecuteSteps: WebMcpHost {
             // 10.1.4. Serialize the value to JSON; an exception (or no JSON form) fails the
             //         execution. (tool-result=strings-as-is: a string comes back as it is, as
             //         WPT's tests expect.)
-            let serialized = match (&value, self.switches().tool_result) {
-                (Value::String(s), ToolResult::StringsAsIs) => Ok(s.clone()),
-                (v, _) => v.to_json_string(),
+            let serialized = match self.switches().tool_result {
+                ToolResult::Json => value.to_json_string(),
+                ToolResult::StringsAsIs => match &value {
+                    Value::String(s) => Ok(s.clone()),
+                    v => v.to_json_string(),
+                },
+                ToolResult::Chromium156 => chromium_156_result(&value),
             };
             let serialized = match serialized {
                 Ok(s) => s,
@@ -252,7 +262,7 @@ pub trait ToolExecuteSteps: WebMcpHost {
                         "{}: the execution fails",
                         e.message
                     );
-                    return self.completion_steps(target, uuid, None, false);
+                    return self.completion_steps(target, uuid, None, Some(Rejection::ToolFailed));
                 }
             };
             step!(
@@ -264,7 +274,7 @@ pub trait ToolExecuteSteps: WebMcpHost {
             );
             // 10.1.5. Complete with it.
             step!(self, IMPERATIVE_EXECUTE_STEPS, "10.1.5", Some(target));
-            self.completion_steps(target, uuid, Some(serialized), true);
+            self.completion_steps(target, uuid, Some(serialized), None);
         } else {
             step!(self, IMPERATIVE_EXECUTE_STEPS, "10.2", Some(target));
             // 10.2.1. (Optionally report a warning: the trace shows the reason.)
@@ -295,9 +305,29 @@ pub trait ToolExecuteSteps: WebMcpHost {
             step!(self, IMPERATIVE_EXECUTE_STEPS, "10.2.4", Some(target));
             // 10.2.5. The execution fails.
             step!(self, IMPERATIVE_EXECUTE_STEPS, "10.2.5", Some(target));
-            self.completion_steps(target, uuid, None, false);
+            self.completion_steps(target, uuid, None, Some(Rejection::ToolFailed));
         }
     }
 }
 
 impl<W: WebMcpHost> ToolExecuteSteps for W {}
+
+/// A tool's result as Chromium 156 was measured giving it to the caller (tool-result=
+/// chromium-156): a string as it is, except that the empty string becomes "Operation
+/// succeeded"; any other primitive as its ToString (`NaN` gives "NaN", where JSON would give
+/// "null"); a value JSON.stringify gives nothing for (undefined, a function, an object whose
+/// toJSON() returns undefined) as "undefined"; an object as its JSON, which fails as JSON does.
+/// (Not modelled: a lone surrogate, which Chromium turns into null, and a Symbol, which crashes
+/// its renderer: the scenario language has neither.)
+fn chromium_156_result(value: &Value) -> Result<String, ErrorValue> {
+    use crate::host::value::Unserializable;
+    match value {
+        Value::String(s) if s.is_empty() => Ok("Operation succeeded".into()),
+        Value::String(s) => Ok(s.clone()),
+        Value::Undefined
+        | Value::Function(_)
+        | Value::Unserializable(Unserializable::ToJsonUndefined) => Ok("undefined".into()),
+        Value::Null | Value::Bool(_) | Value::Number(_) => Ok(value.to_js_string()),
+        other => other.to_json_string(),
+    }
+}

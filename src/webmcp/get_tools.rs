@@ -2,18 +2,17 @@
 //!
 //! <https://webmachinelearning.github.io/webmcp/#dom-modelcontext-gettools>
 
+use super::errors::{Method, Rejection};
 use super::readiness::{Readiness, WaitCaller, WaitPhase};
 use super::registry::Registry;
 use super::steps::ParallelStep;
 use super::switches::{GetToolsSnapshot, GetToolsWaits};
-use super::{
-    not_allowed_to_use_tools_error, not_fully_active_error, ToolDefinition, WebMcpHost,
-    CONVERT_DICTIONARY, GET_TOOLS, GET_TOOLS_WAITS,
-};
+use super::{ToolDefinition, WebMcpHost, CONVERT_DICTIONARY, GET_TOOLS, GET_TOOLS_WAITS};
 use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
 use crate::host::keys::{DocumentKey, ParallelQueueKey, PromiseKey};
 use crate::host::origin::Origin;
 use crate::host::parallel::ParallelStepKind;
+use crate::host::spec::step_index;
 use crate::host::value::{ErrorValue, Value};
 use crate::host::webidl::{dictionary_value, member, to_idl_string};
 use crate::{return_rejected, step};
@@ -24,9 +23,13 @@ pub trait GetTools: WebMcpHost {
     fn get_tools(&mut self, this_doc: DocumentKey, options: Value) -> PromiseKey {
         // Web IDL: ModelContextGetToolOptions { sequence<USVString> fromOrigins }.
         let requested = match dictionary_value(&options, "ModelContextGetToolOptions") {
-            Err(e) => {
-                return_rejected!(self, CONVERT_DICTIONARY, "ModelContextGetToolOptions", this_doc, e)
-            }
+            Err(e) => return_rejected!(
+                self,
+                CONVERT_DICTIONARY,
+                "ModelContextGetToolOptions",
+                this_doc,
+                self.conversion_rejection(Method::GetTools, e)
+            ),
             Ok(dict) => match dict.and_then(|d| member(d, "fromOrigins")) {
                 None => None,
                 Some(Value::Array(items)) => Some(items.iter().map(to_idl_string).collect::<Vec<_>>()),
@@ -35,8 +38,11 @@ pub trait GetTools: WebMcpHost {
                     CONVERT_DICTIONARY,
                     "ModelContextGetToolOptions",
                     this_doc,
-                    ErrorValue::type_error(
-                        "Failed to read the 'fromOrigins' property from 'ModelContextGetToolOptions': The provided value cannot be converted to a sequence.",
+                    self.conversion_rejection(
+                        Method::GetTools,
+                        ErrorValue::type_error(
+                            "Failed to read the 'fromOrigins' property from 'ModelContextGetToolOptions': The provided value cannot be converted to a sequence.",
+                        )
                     )
                 ),
             },
@@ -52,16 +58,10 @@ pub trait GetTools: WebMcpHost {
         let tool_requestor = this_doc;
         step!(self, GET_TOOLS, "2", Some(tool_requestor));
         // 3. A requestor that is not fully active is rejected.
-        if !self.is_fully_active(tool_requestor) {
-            return_rejected!(
-                self,
-                GET_TOOLS,
-                "3",
-                tool_requestor,
-                not_fully_active_error()
-            );
+        const FULLY_ACTIVE: usize = step_index(&GET_TOOLS, "3");
+        if let Err(answer) = self.fully_active_check(&GET_TOOLS, FULLY_ACTIVE, tool_requestor) {
+            return answer;
         }
-        step!(self, GET_TOOLS, "3", Some(tool_requestor));
         // 4. So is one not allowed to use "tools".
         if !self.is_allowed_to_use_tools(tool_requestor) {
             return_rejected!(
@@ -69,7 +69,7 @@ pub trait GetTools: WebMcpHost {
                 GET_TOOLS,
                 "4",
                 tool_requestor,
-                not_allowed_to_use_tools_error()
+                self.rejection(Rejection::NotAllowedToUseTools)
             );
         }
         step!(self, GET_TOOLS, "4", Some(tool_requestor));
@@ -97,12 +97,7 @@ pub trait GetTools: WebMcpHost {
                         GET_TOOLS,
                         "6.1.2",
                         tool_requestor,
-                        ErrorValue::dom(
-                            "SecurityError",
-                            format!(
-                                "fromOrigins entry {entry:?} is not a URL with a potentially trustworthy origin"
-                            ),
-                        )
+                        self.rejection(Rejection::BadFromOrigins(entry.clone()))
                     );
                 };
                 step!(self, GET_TOOLS, "6.1.2", Some(tool_requestor));

@@ -23,6 +23,7 @@
 //! scenario language or the tools built on them).
 
 pub mod algorithms;
+pub mod errors;
 pub mod execute_tool;
 pub mod execution;
 pub mod get_tools;
@@ -277,20 +278,6 @@ impl std::hash::Hash for ModelContext {
     }
 }
 
-/// What registerTool(), getTools() and executeTool() reject with when their document is not
-/// fully active.
-pub fn not_fully_active_error() -> ErrorValue {
-    ErrorValue::dom("InvalidStateError", "the document is not fully active")
-}
-
-/// ... and when it is not allowed to use the "tools" feature.
-pub fn not_allowed_to_use_tools_error() -> ErrorValue {
-    ErrorValue::dom(
-        "NotAllowedError",
-        "the document is not allowed to use the \"tools\" feature",
-    )
-}
-
 /// What WebMCP (with PR #373) adds to a `Document`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DocumentState {
@@ -356,6 +343,64 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
         if !holds {
             self.finding(alg, step, doc, format!("assertion failed: {what}"));
         }
+    }
+
+    /// A rejection's error, worded as the error-messages switch says.
+    fn rejection(&self, why: errors::Rejection) -> ErrorValue {
+        why.error(self.switches().error_messages)
+    }
+
+    /// A failed Web IDL conversion of `method`'s arguments, worded as the error-messages
+    /// switch says (a thrown non-TypeError, such as a getter's own exception, goes as it is).
+    fn conversion_rejection(&self, method: errors::Method, error: ErrorValue) -> ErrorValue {
+        if error.name != "TypeError" {
+            return error;
+        }
+        self.rejection(errors::Rejection::Conversion {
+            method,
+            message: error.message,
+        })
+    }
+
+    /// The fully-active check of registerTool() (3), getTools() (3) and executeTool() (2):
+    /// `Ok` to go on, or what to answer. Under navigated-document-calls=never-settle (Chromium
+    /// 156), a document its navigable has navigated away from gets a promise that never
+    /// settles; a removed iframe's document, whose navigable is gone, is rejected as the text
+    /// says.
+    ///
+    /// `step` is the step's index in `alg` (`step_index(&ALG, "3")`, a constant).
+    fn fully_active_check(
+        &mut self,
+        alg: &'static Algorithm,
+        step: usize,
+        doc: DocumentKey,
+    ) -> Result<(), PromiseKey> {
+        if self.is_fully_active(doc) {
+            self.record_step(alg, step, Some(doc), |_| String::new());
+            return Ok(());
+        }
+        // Navigated away from: destroyed, while its navigable lives on with another document.
+        // (A document in the back/forward cache is not destroyed, and was not measured.)
+        let navigable = self.documents[doc].navigable;
+        let navigated_away = self.documents[doc].destroyed
+            && !self.navigables[navigable].destroyed
+            && self.navigables[navigable].active_document != Some(doc);
+        if navigated_away
+            && self.switches().navigated_document_calls
+                == switches::NavigatedDocumentCalls::NeverSettle
+        {
+            self.record_step(alg, step, Some(doc), |w| {
+                format!(
+                    "{} has been navigated away from: the promise never settles (navigated-document-calls=never-settle)",
+                    w.label(doc)
+                )
+            });
+            return Err(self.new_promise(doc));
+        }
+        let error = self.rejection(errors::Rejection::NotFullyActive);
+        let note = format!("{}: {}", error.name, error.message);
+        self.record_step(alg, step, Some(doc), |_| note);
+        Err(self.promise_rejected_with(doc, error))
     }
 
     /// A document's associated `ModelContext`.

@@ -7,7 +7,8 @@
 //! each model context's local map only on its event loop. Both are keyed by the execution's
 //! unique internal value.
 
-use super::execute_tool::{unknown_error, ExecuteTool};
+use super::errors::Rejection;
+use super::execute_tool::ExecuteTool;
 use super::registry::Registry;
 use super::steps::{ParallelStep, TaskStep};
 use super::switches::TextReading;
@@ -46,7 +47,9 @@ pub trait PendingExecutions: WebMcpHost {
     }
 
     /// Runs an execution's completion steps (executeTool() step 16.10) given `result` and
-    /// `success`. They run in parallel: on a parallel queue of their own when called from an
+    /// success: `failure` is `None` for the text's true, and otherwise says why the execution
+    /// failed (the engine's, for the error's message; the text passes only the boolean). They
+    /// run in parallel: on a parallel queue of their own when called from an
     /// event loop; when called from steps already in parallel (the unloading document cleanup
     /// steps), at once under text-reading=as-intended, which their step 2.3.5 needs, or on a
     /// new queue as written.
@@ -55,11 +58,11 @@ pub trait PendingExecutions: WebMcpHost {
         target: DocumentKey,
         uuid: Uuid,
         result: Option<String>,
-        success: bool,
+        failure: Option<Rejection>,
     ) {
         let nested = matches!(self.running, Running::Parallel(_));
         if nested && self.switches().text_reading == TextReading::AsIntended {
-            return self.completion_steps_in_parallel(target, uuid, result, success);
+            return self.completion_steps_in_parallel(target, uuid, result, failure);
         }
         self.in_parallel(
             format!("completion of {uuid:?}"),
@@ -67,7 +70,7 @@ pub trait PendingExecutions: WebMcpHost {
                 target,
                 uuid,
                 result,
-                success,
+                failure,
             })],
         );
     }
@@ -78,7 +81,7 @@ pub trait PendingExecutions: WebMcpHost {
         target: DocumentKey,
         uuid: Uuid,
         result: Option<String>,
-        success: bool,
+        failure: Option<Rejection>,
     ) {
         // 16.10.1. The execution must still be pending in the target's traversable's map: a
         //          cancellation may have removed it first (the text's note on the race).
@@ -108,7 +111,7 @@ pub trait PendingExecutions: WebMcpHost {
         self.remove_pending(traversable, uuid);
         step!(self, EXECUTE_TOOL, "16.10.2", Some(target));
         let key = self.execution_of(uuid);
-        if success {
+        let Some(failure) = failure else {
             // 16.10.3. Resolve the caller's promise with the result, from a webmcp task.
             step!(
                 self,
@@ -122,7 +125,9 @@ pub trait PendingExecutions: WebMcpHost {
             }
             let value = result.map(Value::String).unwrap_or(Value::Null);
             self.queue_settle(execution.caller_document, execution.promise, Ok(value));
-        } else {
+            return;
+        };
+        {
             // 16.10.4. Otherwise reject it with an UnknownError.
             step!(
                 self,
@@ -130,7 +135,7 @@ pub trait PendingExecutions: WebMcpHost {
                 "16.10.4",
                 Some(execution.caller_document)
             );
-            let error = unknown_error("the tool's execution failed");
+            let error = self.rejection(failure);
             match key {
                 Some(k) => self.reject_execution(k, error),
                 None => self.queue_settle(
@@ -341,7 +346,12 @@ pub trait PendingExecutions: WebMcpHost {
                     Some(document),
                     "the tool's document is unloaded: the execution fails"
                 );
-                self.completion_steps(execution.target_document, uuid, None, false);
+                self.completion_steps(
+                    execution.target_document,
+                    uuid,
+                    None,
+                    Some(Rejection::TargetUnloaded),
+                );
             } else if is_caller && !is_target {
                 // 2.3.3. The caller went away: the execution is cancelled.
                 step!(

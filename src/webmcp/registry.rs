@@ -3,15 +3,15 @@
 
 use url::Url;
 
+use super::errors::{Method, Rejection};
 use super::readiness::Readiness;
 use super::steps::{AbortStep, ParallelStep, TaskStep};
 use super::switches::{InputSchema, ReadinessToolchange, RegistryToolchange, TextReading};
 use super::{
-    not_allowed_to_use_tools_error, not_fully_active_error, Exposure, ModelContextKey,
-    ToolAnnotations, ToolDefinition, WebMcpHost, CHECK_INPUT_SCHEMA, CONVERT_DICTIONARY,
-    NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE_R1, REGISTER_TOOL,
-    REGISTER_TOOL_R1, REGISTRY_NOTIFICATION, TOOLCHANGE_EVENT, TOOL_IS_EXPOSED_TO_AN_ORIGIN,
-    UNREGISTER_A_TOOL, UNREGISTER_A_TOOL_R1,
+    Exposure, ModelContextKey, ToolAnnotations, ToolDefinition, WebMcpHost, CHECK_INPUT_SCHEMA,
+    CONVERT_DICTIONARY, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE, NOTIFY_DOCUMENTS_OF_A_TOOL_CHANGE_R1,
+    REGISTER_TOOL, REGISTER_TOOL_R1, REGISTRY_NOTIFICATION, TOOLCHANGE_EVENT,
+    TOOL_IS_EXPOSED_TO_AN_ORIGIN, UNREGISTER_A_TOOL, UNREGISTER_A_TOOL_R1,
 };
 use crate::host::callback::Callback;
 use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
@@ -19,6 +19,7 @@ use crate::host::events::{Event, EventTargetRef, Events};
 use crate::host::keys::{DocumentKey, NavigableKey, PromiseKey, SignalKey};
 use crate::host::origin::Origin;
 use crate::host::parallel::ParallelStepKind;
+use crate::host::spec::step_index;
 use crate::host::value::{ErrorValue, Value};
 use crate::host::webidl::{
     convert_signal, dictionary_value, member, required_string, to_boolean, to_idl_string,
@@ -78,9 +79,13 @@ pub trait Registry: WebMcpHost {
         });
         let (tool, options) = match converted {
             Ok(c) => c,
-            Err(e) => {
-                return_rejected!(self, CONVERT_DICTIONARY, "ModelContextTool", this_doc, e)
-            }
+            Err(e) => return_rejected!(
+                self,
+                CONVERT_DICTIONARY,
+                "ModelContextTool",
+                this_doc,
+                self.conversion_rejection(Method::RegisterTool, e)
+            ),
         };
         let this = self.context_of(this_doc);
         // 1. Let global be this's relevant global object.
@@ -89,16 +94,10 @@ pub trait Registry: WebMcpHost {
         let tool_owner = this_doc;
         step!(self, REGISTER_TOOL, "2", Some(tool_owner));
         // 3. A tool owner that is not fully active cannot register.
-        if !self.is_fully_active(tool_owner) {
-            return_rejected!(
-                self,
-                REGISTER_TOOL,
-                "3",
-                tool_owner,
-                not_fully_active_error()
-            );
+        const FULLY_ACTIVE: usize = step_index(&REGISTER_TOOL, "3");
+        if let Err(answer) = self.fully_active_check(&REGISTER_TOOL, FULLY_ACTIVE, tool_owner) {
+            return answer;
         }
-        step!(self, REGISTER_TOOL, "3", Some(tool_owner));
         // 4. Nor one that may not use the "tools" feature.
         if !self.is_allowed_to_use_tools(tool_owner) {
             return_rejected!(
@@ -106,7 +105,7 @@ pub trait Registry: WebMcpHost {
                 REGISTER_TOOL,
                 "4",
                 tool_owner,
-                not_allowed_to_use_tools_error()
+                self.rejection(Rejection::NotAllowedToUseTools)
             );
         }
         step!(self, REGISTER_TOOL, "4", Some(tool_owner));
@@ -126,10 +125,7 @@ pub trait Registry: WebMcpHost {
                 REGISTER_TOOL,
                 "8",
                 tool_owner,
-                ErrorValue::dom(
-                    "InvalidStateError",
-                    format!("a tool named {tool_name:?} is already registered"),
-                )
+                self.rejection(Rejection::DuplicateName(tool_name.clone()))
             );
         }
         step!(self, REGISTER_TOOL, "8", Some(tool_owner));
@@ -142,7 +138,10 @@ pub trait Registry: WebMcpHost {
                 REGISTER_TOOL,
                 "9",
                 tool_owner,
-                ErrorValue::dom("InvalidStateError", format!("the tool's name {why}"))
+                self.rejection(Rejection::InvalidName {
+                    name: tool_name.clone(),
+                    why: why.to_string(),
+                })
             );
         }
         step!(self, REGISTER_TOOL, "9", Some(tool_owner));
@@ -153,7 +152,7 @@ pub trait Registry: WebMcpHost {
                 REGISTER_TOOL,
                 "10",
                 tool_owner,
-                ErrorValue::dom("InvalidStateError", "the tool's description is empty")
+                self.rejection(Rejection::EmptyDescription)
             );
         }
         step!(self, REGISTER_TOOL, "10", Some(tool_owner));
@@ -236,12 +235,7 @@ pub trait Registry: WebMcpHost {
                         REGISTER_TOOL,
                         "15.1.2",
                         tool_owner,
-                        ErrorValue::dom(
-                            "SecurityError",
-                            format!(
-                                "exposedTo entry {entry:?} is not a URL with a potentially trustworthy origin"
-                            ),
-                        )
+                        self.rejection(Rejection::BadExposedTo(entry.clone()))
                     );
                 };
                 step!(self, REGISTER_TOOL, "15.1.2", Some(tool_owner));

@@ -2,6 +2,7 @@
 //! parallel, a reaction's steps, abort algorithms, a timeout), and the one place each kind is
 //! run and described. The engine's world hands them back here through the host's seam.
 
+use super::errors::Rejection;
 use super::execute_tool::ExecuteTool;
 use super::execution::ToolExecuteSteps;
 use super::get_tools::GetTools;
@@ -87,7 +88,8 @@ pub enum ParallelStep {
         target: DocumentKey,
         uuid: Uuid,
         result: Option<String>,
-        success: bool,
+        /// `None` for success (see `PendingExecutions::completion_steps`).
+        failure: Option<Rejection>,
     },
     /// The unloading document cleanup steps' step 2.
     UnloadingCleanup {
@@ -180,8 +182,8 @@ pub fn run_parallel<W: WebMcpHost>(w: &mut W, step: ParallelStep, queue: Paralle
             target,
             uuid,
             result,
-            success,
-        } => w.completion_steps_in_parallel(target, uuid, result, success),
+            failure,
+        } => w.completion_steps_in_parallel(target, uuid, result, failure),
         ParallelStep::UnloadingCleanup {
             document,
             traversable,
@@ -285,9 +287,13 @@ pub fn describe_parallel<W: WebMcpHost>(w: &W, step: &ParallelStep) -> String {
         ParallelStep::CancelPendingToolExecution { uuid, .. } => {
             format!("cancel the pending tool execution {uuid:?}")
         }
-        ParallelStep::CompletionSteps { uuid, success, .. } => format!(
+        ParallelStep::CompletionSteps { uuid, failure, .. } => format!(
             "the completion steps of {uuid:?} ({})",
-            if *success { "success" } else { "failure" }
+            if failure.is_none() {
+                "success"
+            } else {
+                "failure"
+            }
         ),
         ParallelStep::UnloadingCleanup { document, .. } => {
             format!(

@@ -11,7 +11,7 @@ crate::switches! {
         readiness_api: ReadinessApi = "readiness-api",
         from "PR #373 (waitForToolsUntil(), toolsReady, the wait in \"perform an observation\") vs the published text, which has none" {
             Pr373 = "pr373": "PR #373's readiness API and the observation's wait for tools to be ready",
-            None = "none": "no readiness API: waitForToolsUntil() is not a function, toolsReady is undefined, and an observation does not wait (the published text)" ["text"],
+            None = "none": "no readiness API: waitForToolsUntil() is not a function, toolsReady is undefined, and an observation does not wait (the published text; Chromium 156)" ["text", "chromium-156"],
         }
 
         /// What `waitForToolsUntil()` does with a promise that has already settled.
@@ -41,14 +41,14 @@ crate::switches! {
         destroyed_realm_promise: DestroyedRealmPromise = "destroyed-realm-promise",
         from "the spec (never settles) vs Chromium's PendingWaitForTools as the PR #373 review describes it" {
             NeverSettles = "never-settles": "its jobs never run, so it stays pending and tools-ready stays false (spec)",
-            SettledOnDestroy = "settled-on-destroy": "it counts as settled when the document of the realm it came from is destroyed (Chromium)" ["chromium"],
+            SettledOnDestroy = "settled-on-destroy": "it counts as settled when the document of the realm it came from is destroyed (Chromium's PendingWaitForTools, as the review describes it)" ["chromium-pr373"],
         }
 
         /// When `getTools()` collects the tools.
         gettools_snapshot: GetToolsSnapshot = "gettools-snapshot",
         from "the text collects them in parallel (getTools() step 8), after the calling task; Chromium 156 snapshots them when getTools() is called (a tool unregistered later in the same task is still listed)" {
             InParallel = "in-parallel": "the tools are collected in parallel, after the calling task (the text)",
-            AtCall = "at-call": "the tools are collected when getTools() is called; only the answer comes in parallel (Chromium 156)" ["chromium"],
+            AtCall = "at-call": "the tools are collected when getTools() is called; only the answer comes in parallel (Chromium 156)" ["chromium-156", "chromium-pr373"],
         }
 
         /// Whether `getTools()` waits for tools to be ready before it answers.
@@ -84,21 +84,44 @@ crate::switches! {
         tool_result: ToolResult = "tool-result",
         from "the imperative execute steps (10.1.4) serialize every result to JSON, so a tool returning \"success\" gives \"\\\"success\\\"\" and one returning undefined fails; WPT's tests (executeTool-abort, unregister-during-executeTool, executeTool-unregister-resolution-race) expect a string to come back as it is" {
             Json = "json": "every result is serialized to a JSON string; a result with no JSON form (undefined, a function) fails with UnknownError (the text)",
-            StringsAsIs = "strings-as-is": "a string comes back as it is, anything else as its JSON (what WPT's tests expect)" ["chromium"],
+            StringsAsIs = "strings-as-is": "a string comes back as it is, anything else as its JSON (what WPT's tests expect)",
+            Chromium156 = "chromium-156": "as Chromium 156 measured: a string as it is, except \"\" which becomes \"Operation succeeded\"; another primitive (and undefined, a function, an object whose toJSON() gives undefined) as its ToString; an object as its JSON; a result JSON cannot serialize fails" ["chromium-156", "chromium-pr373"],
         }
 
         /// When `toolactivated` fires.
         toolactivated_timing: ToolactivatedTiming = "toolactivated-timing",
         from "the imperative execute steps fire toolactivated (step 4) before they invoke the tool's execute (step 9); WPT's executeTool-abort expects the tool to have started first ('tool started' is logged before 'toolactivated')" {
             BeforeExecute = "before-execute": "toolactivated fires, then execute is invoked (the text)",
-            AfterExecuteStarts = "after-execute-starts": "execute is invoked, and toolactivated fires once it has returned (what WPT's executeTool-abort expects)" ["chromium"],
+            AfterExecuteStarts = "after-execute-starts": "execute is invoked, and toolactivated fires once it has returned or thrown and the microtasks it queued have run (what WPT's executeTool-abort expects; Chromium 156)" ["chromium-156", "chromium-pr373"],
         }
 
         /// Whether tool input schemas are checked (WPT's `.tentative` tests; no text yet).
         input_schema: InputSchema = "input-schema",
         from "WPT webmcp/imperative/*.tentative.https.html (Chromium) vs the spec, which has no text for it" {
             Unchecked = "unchecked": "registerTool() only serializes the schema; executeTool() does not validate input (spec)",
-            TentativeSubset = "tentative-subset": "registerTool() rejects schemas outside a supported JSON Schema subset with a TypeError; executeTool() rejects input that fails the schema with a DataError (WPT .tentative, Chromium)" ["chromium"],
+            TentativeSubset = "tentative-subset": "registerTool() rejects schemas outside a supported JSON Schema subset with a TypeError; executeTool() rejects input that fails the schema with a DataError (WPT's .tentative tests; no browser measured makes these checks: Chromium 156 does not)",
+        }
+
+        /// How the errors WebMCP's methods reject with are worded.
+        error_messages: ErrorMessages = "error-messages",
+        from "the text names each error and never its message; Chromium 156 gives fixed messages (\"Duplicate tool name\", \"The document is not active.\", ...)" {
+            Engine = "engine": "the engine's own messages, each saying which check failed",
+            Chromium156 = "chromium-156": "Chromium 156's messages, word for word, and its \"Failed to execute 'registerTool' on 'ModelContext': \" prefix on conversion errors" ["chromium-156", "chromium-pr373"],
+        }
+
+        /// What executeTool() answers for a tool whose document is no longer in a page.
+        executetool_removed_target: ExecuteToolRemovedTarget = "executetool-removed-target",
+        from "executeTool() step 16.1 (the target is not in the caller's traversable: UnknownError) vs Chromium 156, which tells a removed iframe apart" {
+            UnknownError = "unknown-error": "an UnknownError, as for any target outside the caller's traversable (the text)",
+            InvalidStateError = "invalid-state-error": "an InvalidStateError (\"Target frame is detached.\") when the tool's document has been destroyed (Chromium 156)" ["chromium-156", "chromium-pr373"],
+        }
+
+        /// What registerTool(), getTools() and executeTool() do on a document its navigable
+        /// has navigated away from.
+        navigated_document_calls: NavigatedDocumentCalls = "navigated-document-calls",
+        from "the methods' fully-active check (registerTool() 3, getTools() 3, executeTool() 2: InvalidStateError) vs Chromium 156, whose calls on the old document of a navigated iframe never answer" {
+            Reject = "reject": "rejected with an InvalidStateError, as on any document that is not fully active (the text)",
+            NeverSettle = "never-settle": "the promise never settles, and nothing is registered, listed or run (Chromium 156); a removed iframe's document still rejects" ["chromium-156", "chromium-pr373"],
         }
     }
 
