@@ -119,9 +119,9 @@ crate::switches! {
         /// What registerTool(), getTools() and executeTool() do on a document its navigable
         /// has navigated away from.
         navigated_document_calls: NavigatedDocumentCalls = "navigated-document-calls",
-        from "the methods' fully-active check (registerTool() 3, getTools() 3, executeTool() 2: InvalidStateError) vs Chromium 156, whose calls on the old document of a navigated iframe never answer" {
-            Reject = "reject": "rejected with an InvalidStateError, as on any document that is not fully active (the text)",
-            NeverSettle = "never-settle": "the promise never settles, and nothing is registered, listed or run (Chromium 156); a removed iframe's document still rejects" ["chromium-156", "chromium-pr373"],
+        from "the methods' fully-active check (registerTool() 3, getTools() 3, executeTool() 2: InvalidStateError) vs Chromium 156 right after the navigation: calls made as the new document's load event fires never answer; 100 ms and more later they reject as the text says (webmcp/probes/navigated-document)" {
+            Reject = "reject": "rejected with an InvalidStateError, as on any document that is not fully active (the text; Chromium 156 once the old document is detached)",
+            NeverSettle = "never-settle": "the promise never settles, and nothing is registered, listed or run (Chromium 156, right after the navigation); a removed iframe's document still rejects",
         }
     }
 
