@@ -25,6 +25,7 @@ use thiserror::Error;
 use crate::engine::profile::Profile;
 use crate::explore::{explore_file, ExploreOptions, Progress};
 use crate::export::{export_file, write_tree, ExportedFile, LeftOut};
+use crate::scenario::runner::ExpectationResult;
 use crate::scenario::{run_file, RunOptions, ScenarioFile};
 use known::KnownDifference;
 
@@ -129,6 +130,8 @@ pub struct EngineSide {
     pub messages: Vec<String>,
     /// How many distinct logs the engine's schedules reach (the browser's must be one).
     pub permitted_logs: usize,
+    /// The subtest's expectations under the profile, each with what it read.
+    pub expectations: Vec<ExpectationResult>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -201,6 +204,10 @@ pub struct BrowserCheck {
     pub text: String,
     pub passed: bool,
     pub message: String,
+    /// What the check read, as the engine words the same observation (`null` when the check
+    /// failed before it could read anything).
+    #[serde(default)]
+    pub observed: Option<String>,
     #[serde(default)]
     pub sometimes: bool,
 }
@@ -411,6 +418,7 @@ fn engine_side(
                     log,
                     messages,
                     permitted_logs: permitted.len(),
+                    expectations: sub.expectations.clone(),
                 },
                 permitted,
             ),
@@ -437,6 +445,7 @@ fn compare_file(
                 log: Vec::new(),
                 messages: vec!["the engine has no result for this subtest".into()],
                 permitted_logs: 0,
+                expectations: Vec::new(),
             },
             BTreeSet::new(),
         ));
@@ -471,28 +480,11 @@ fn compare_file(
         let (verdict, difference) = match &browser {
             None => (Verdict::NotExported, None),
             Some(b) => {
-                let engine_passed = engine_side.status == "PASS";
-                let browser_passed = b.status == "PASS";
-                let engine_failed = engine_side.status != "PASS";
-                let browser_failed = b.status == "FAIL";
-                if !(engine_passed && browser_passed || engine_failed && browser_failed) {
-                    (
-                        Verdict::Differ,
-                        Some(format!(
-                            "status: engine {}, chromium {}",
-                            engine_side.status, b.status
-                        )),
-                    )
-                } else if sub.log_comparable && !permitted.contains(&format!("{:?}", b.log)) {
-                    (
-                        Verdict::Differ,
-                        Some(format!(
-                            "log: chromium's log is not one the engine reaches on any schedule ({} permitted)",
-                            permitted.len()
-                        )),
-                    )
-                } else {
+                let found = differences(&engine_side, b, &permitted, sub.log_comparable);
+                if found.is_empty() {
                     (Verdict::Agree, None)
+                } else {
+                    (Verdict::Differ, Some(found.join("\n")))
                 }
             }
         };
@@ -517,6 +509,78 @@ fn compare_file(
         seconds,
         subtests,
     }
+}
+
+/// What differs between the engine's run of a subtest and the browser's, a line each; none
+/// when they agree. A subtest agrees only when both sides ended the same way and every
+/// expectation read the same thing on both (so two failures for different reasons differ).
+/// A log that differs from the engine's default schedule agrees when another schedule the
+/// text permits reaches it; an `expect sometimes` is about what some schedule does, and is
+/// not compared.
+fn differences(
+    engine: &EngineSide,
+    browser: &BrowserSide,
+    permitted: &BTreeSet<String>,
+    log_comparable: bool,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let not_run = |status: &str| status == "PRECONDITION_FAILED";
+    if not_run(&engine.status) || not_run(&browser.status) {
+        if engine.status != browser.status {
+            out.push(format!(
+                "status: engine {}, chromium {}",
+                engine.status, browser.status
+            ));
+        }
+        return out;
+    }
+    let browser_log_permitted = permitted.contains(&format!("{:?}", browser.log));
+    for e in engine
+        .expectations
+        .iter()
+        .filter(|e| !e.sometimes && e.observed.is_some())
+    {
+        let engine_saw = e.observed.as_deref().unwrap_or_default();
+        // The log's expectations read the whole log: another permitted schedule's log agrees.
+        let about_the_log = {
+            let t = e.text.trim_start();
+            t.starts_with("expect log ==") || t.starts_with("expect log in")
+        };
+        match browser.checks.iter().find(|c| c.line == e.line) {
+            None => out.push(format!(
+                "line {}: {}: not checked in Chromium (engine read {engine_saw})",
+                e.line,
+                e.text.trim()
+            )),
+            Some(c) if c.observed.as_deref() == Some(engine_saw) => {}
+            Some(_) if about_the_log && browser_log_permitted => {}
+            Some(c) => out.push(format!(
+                "line {}: {}: engine read {engine_saw}, chromium read {}",
+                e.line,
+                e.text.trim(),
+                match &c.observed {
+                    Some(o) => o.clone(),
+                    None => format!("nothing ({})", c.message),
+                }
+            )),
+        }
+    }
+    // An uncaught exception, a harness error, a time-out: the way the subtest ended.
+    let engine_passed = engine.status == "PASS";
+    let browser_passed = browser.status == "PASS";
+    if out.is_empty() && engine_passed != browser_passed {
+        out.push(format!(
+            "status: engine {}, chromium {}",
+            engine.status, browser.status
+        ));
+    }
+    if log_comparable && !browser_log_permitted {
+        out.push(format!(
+            "log: chromium's log is not one the engine reaches on any schedule ({} permitted)",
+            permitted.len()
+        ));
+    }
+    out
 }
 
 /// The text a known difference's `message:` must be found in: the browser's messages, its

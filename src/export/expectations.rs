@@ -4,9 +4,7 @@
 
 use super::origins::string_mapped;
 use super::translate::Translator;
-use crate::host::value::Value;
 use crate::scenario::ast::{Action, ExpectKind, Expectation, LogExpect, PromiseExpect};
-use crate::script::ast::Expr;
 use crate::script::emit::{omit, Emit, Mode, Omit};
 use crate::script::js;
 
@@ -38,22 +36,7 @@ impl Translator<'_> {
             } => {
                 let a = self.scene.expr(actual, &[], Mode::Actual)?;
                 let x = self.scene.expr(expected, &[], Mode::Expected)?;
-                let primitive = matches!(
-                    expected,
-                    Expr::Literal(
-                        Value::Undefined
-                            | Value::Null
-                            | Value::Bool(_)
-                            | Value::Number(_)
-                            | Value::String(_)
-                    )
-                );
-                match (primitive, equal) {
-                    (true, true) => format!("assert_equals({a}, {x})"),
-                    (true, false) => format!("assert_not_equals({a}, {x})"),
-                    (false, true) => format!("w.assert_matches({a}, {x})"),
-                    (false, false) => format!("w.assert_not_matches({a}, {x})"),
-                }
+                format!("w.assert_value({a}, {x}, {equal})")
             }
             ExpectKind::Promise { promise, state } => {
                 let p = self.scene.expr(promise, &[], Mode::Actual)?;
@@ -75,7 +58,7 @@ impl Translator<'_> {
             }
             ExpectKind::Log(expect) => match expect {
                 LogExpect::Exactly(lines) => format!(
-                    "assert_array_equals(w.log_lines(), [{}])",
+                    "w.assert_log([{}])",
                     lines
                         .iter()
                         .map(|l| js::string(l))
@@ -96,9 +79,7 @@ impl Translator<'_> {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
-                LogExpect::Contains(l) => {
-                    format!("assert_in_array({}, w.log_lines())", js::string(l))
-                }
+                LogExpect::Contains(l) => format!("w.assert_log_has({})", js::string(l)),
                 LogExpect::Lacks(l) => format!("w.assert_log_lacks({})", js::string(l)),
             },
             ExpectKind::Observation { .. }

@@ -173,6 +173,55 @@ impl Value {
         }
     }
 
+    /// The value as diff-browser compares it with what a page read: JSON's text for strings
+    /// and for the structure of arrays and plain objects, ToString for other primitives, and a
+    /// word for what a page cannot compare by value (`window`, `promise`, `function`). The
+    /// exported tests' runtime writes the same text for the same value (its `canon`).
+    pub fn canonical(&self) -> String {
+        self.canonical_at(0)
+    }
+
+    fn canonical_at(&self, depth: usize) -> String {
+        let json = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        if depth > 32 {
+            return "…".into();
+        }
+        match self {
+            Value::String(s) => json(s),
+            Value::Undefined => "undefined".into(),
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => number_to_js_string(n.0),
+            Value::Function(_) => "function".into(),
+            Value::Error(e) => format!("error {} {}", json(&e.name), json(&e.message)),
+            Value::Promise(_) => "promise".into(),
+            Value::Window(_) => "window".into(),
+            Value::Controller(_) => "AbortController".into(),
+            Value::Signal(_) => "AbortSignal".into(),
+            Value::Thenable(_) => "{\"then\":function}".into(),
+            Value::Unserializable(Unserializable::ToJsonUndefined) => {
+                "{\"toJSON\":function}".into()
+            }
+            Value::Unserializable(Unserializable::Circular) => "…".into(),
+            Value::Array(items) => format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(|v| v.canonical_at(depth + 1))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            Value::Object(props) => format!(
+                "{{{}}}",
+                props
+                    .iter()
+                    .map(|(k, v)| format!("{}:{}", json(k), v.canonical_at(depth + 1)))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        }
+    }
+
     /// ECMAScript's Type(x) is Object.
     pub fn is_object(&self) -> bool {
         !matches!(

@@ -328,41 +328,44 @@ pub trait GetTools: WebMcpHost {
 
 impl<W: WebMcpHost> GetTools for W {}
 
-/// getTools() step 8.3.8.2: the `RegisteredTool` dictionary for a tool definition.
+/// getTools() step 8.3.8.2: the `RegisteredTool` dictionary for a tool definition, as Web IDL
+/// converts it to a JavaScript object: its members in lexicographic order (annotations,
+/// description, inputSchema, name, origin, title, window), and so are `ToolAnnotations`'s.
+///
+/// <https://webidl.spec.whatwg.org/#es-dictionary>
 fn registered_tool(t: &ToolDefinition, owner: DocumentKey, owner_origin: &Origin) -> Value {
-    let mut props = vec![
-        ("name".to_string(), Value::string(&t.name)),
-        // A tool with no title gives the empty string (Issue #224 asks whether to leave it out).
-        (
-            "title".into(),
-            Value::string(t.title.clone().unwrap_or_default()),
-        ),
-        ("description".into(), Value::string(&t.description)),
-    ];
+    let mut props = Vec::new();
+    if let Some(a) = t.annotations {
+        props.push((
+            "annotations".to_string(),
+            Value::Object(vec![
+                (
+                    "consequentialHint".into(),
+                    Value::Bool(a.consequential_hint),
+                ),
+                ("debugging".into(), Value::Bool(a.debugging)),
+                ("readOnlyHint".into(), Value::Bool(a.read_only_hint)),
+                (
+                    "untrustedContentHint".into(),
+                    Value::Bool(a.untrusted_content_hint),
+                ),
+            ]),
+        ));
+    }
+    props.push(("description".into(), Value::string(&t.description)));
     // The stored schema is always valid JSON: it is parsed back to an object.
     if !t.input_schema.is_empty() {
         if let Ok(schema) = Value::from_json_str(&t.input_schema) {
             props.push(("inputSchema".into(), schema));
         }
     }
-    props.push(("window".into(), Value::Window(owner)));
+    props.push(("name".into(), Value::string(&t.name)));
     props.push(("origin".into(), Value::string(owner_origin.serialize())));
-    if let Some(a) = t.annotations {
-        props.push((
-            "annotations".into(),
-            Value::Object(vec![
-                ("readOnlyHint".into(), Value::Bool(a.read_only_hint)),
-                (
-                    "untrustedContentHint".into(),
-                    Value::Bool(a.untrusted_content_hint),
-                ),
-                (
-                    "consequentialHint".into(),
-                    Value::Bool(a.consequential_hint),
-                ),
-                ("debugging".into(), Value::Bool(a.debugging)),
-            ]),
-        ));
-    }
+    // A tool with no title gives the empty string (Issue #224 asks whether to leave it out).
+    props.push((
+        "title".into(),
+        Value::string(t.title.clone().unwrap_or_default()),
+    ));
+    props.push(("window".into(), Value::Window(owner)));
     Value::Object(props)
 }

@@ -124,6 +124,34 @@
     return tag_of(v);
   }
 
+  // A value as the engine's diff-browser compares it: the same text the engine writes for
+  // the same value (webmcp_ref::host::value::Value::canonical).
+  function canon(v, depth) {
+    depth = depth || 0;
+    if (depth > 32) return "…";
+    if (typeof v === "string") return JSON.stringify(to_scenario(v));
+    if (v === undefined) return "undefined";
+    if (v === null) return "null";
+    if (typeof v === "number") return Object.is(v, -0) ? "0" : String(v);
+    if (typeof v === "boolean") return String(v);
+    if (typeof v === "function") return "function";
+    if (is_error(v))
+      return `error ${JSON.stringify(v.name)} ${JSON.stringify(to_scenario(v.message || ""))}`;
+    if (is_promise(v) || v.__promise) return "promise";
+    if (v.__window || tag_of(v) === "Window") return "window";
+    if (v.__function) return "function";
+    if (Array.isArray(v)) return "[" + v.map(i => canon(i, depth + 1)).join(",") + "]";
+    if (tag_of(v) === "Object")
+      return (
+        "{" +
+        Object.keys(v)
+          .map(k => JSON.stringify(k) + ":" + canon(v[k], depth + 1))
+          .join(",") +
+        "}"
+      );
+    return tag_of(v);
+  }
+
   // A value as plain data that postMessage can carry: what a cross-origin frame's bindings
   // look like to the test page.
   function snapshot(v, label_window, depth) {
@@ -195,6 +223,7 @@
   // any error of that name; objects match when they have the same keys and matching values.
   ref.error = (name, message) => ({ __pattern_error: true, name, message: message || "" });
   function matches(actual, expected) {
+    if (actual === expected) return true;
     if (expected !== null && typeof expected === "object" && expected.__pattern_error) {
       return (
         is_error(actual) &&
@@ -211,6 +240,9 @@
     }
     if (expected !== null && typeof expected === "object") {
       if (actual === null || typeof actual !== "object") return false;
+      // A window, a promise, a signal...: the same object or nothing (walking a window's
+      // properties would never end: window.window is the window).
+      if (tag_of(expected) !== "Object" || tag_of(actual) !== "Object") return false;
       const keys = Object.keys(actual);
       const wanted = Object.keys(expected);
       return (
@@ -824,6 +856,7 @@
       options = options || {};
       let passed = true;
       let message = "";
+      this.observed = null;
       try {
         const r = fn();
         if (r && typeof r.then === "function") await r;
@@ -831,8 +864,17 @@
         passed = false;
         message = to_scenario(e && e.message !== undefined ? e.message : String(e));
       }
-      this.checks.push({ line, text, passed, message, sometimes: !!options.sometimes });
+      const observed = this.observed;
+      this.checks.push({ line, text, passed, message, observed, sometimes: !!options.sometimes });
       if (!passed && !options.sometimes) this.failures.push(`line ${line}: ${text}: ${message}`);
+    }
+
+    // Each assertion first records what it read, as the engine words the same observation.
+    assert_value(actual, expected, equal) {
+      this.observed = canon(actual);
+      const same = typeof expected === "object" && expected !== null ? matches(actual, expected) : Object.is(actual, expected) || actual === expected;
+      if (same !== equal)
+        fail(equal ? `expected ${describe(expected)}, got ${show(actual)}` : `expected anything but ${describe(expected)}`);
     }
 
     assert_matches(actual, expected) {
@@ -847,6 +889,10 @@
     assert_promise(p, state, expected) {
       const st = state_of(p);
       const got = st.state === "pending" ? "pending" : `${st.state} with ${show(st.value)}`;
+      this.observed = st.state;
+      if (arguments.length >= 3 && st.state === state)
+        this.observed =
+          state === "fulfilled" ? `fulfilled ${canon(st.value)}` : `rejected ${error_name(st.value)}`;
       if (st.state !== state) fail(`expected ${state}, got ${got}`);
       if (arguments.length < 3) return;
       if (state === "fulfilled" && !matches(st.value, expected))
@@ -855,18 +901,31 @@
         fail(`expected rejected with ${expected}, got ${got}`);
     }
 
+    assert_log(lines) {
+      this.observed = canon(this.lines);
+      assert_array_equals(this.lines, lines);
+    }
+
+    assert_log_has(line) {
+      this.observed = this.lines.includes(line) ? "present" : "absent";
+      assert_in_array(line, this.lines);
+    }
+
     assert_log_in(orders) {
+      this.observed = canon(this.lines);
       const log = JSON.stringify(this.lines);
       if (!orders.some(o => JSON.stringify(o) === log))
         fail(`expected one of ${orders.map(o => JSON.stringify(o)).join(" or ")}, got ${log}`);
     }
 
     assert_log_lacks(line) {
+      this.observed = this.lines.includes(line) ? "present" : "absent";
       if (this.lines.includes(line)) fail(`expected no line ${JSON.stringify(line)}, got ${JSON.stringify(this.lines)}`);
     }
 
     assert_uncaught(name) {
       this.acknowledged.add(name);
+      this.observed = this.uncaught.some(u => u.name === name) ? "uncaught" : "none";
       if (!this.uncaught.some(u => u.name === name))
         fail(`expected an uncaught ${name}, got ${JSON.stringify(this.uncaught.map(u => u.text))}`);
     }

@@ -18,6 +18,18 @@ impl<'a> SubtestRun<'a> {
         expected: String,
         actual: String,
     ) {
+        self.record_observed(action, passed, expected, actual, None);
+    }
+
+    /// Records an expectation a page can check too, with what it read.
+    pub(super) fn record_observed(
+        &mut self,
+        action: &Action,
+        passed: bool,
+        expected: String,
+        actual: String,
+        observed: Option<String>,
+    ) {
         self.expectations.push(ExpectationResult {
             line: action.line,
             column: action.column,
@@ -27,6 +39,7 @@ impl<'a> SubtestRun<'a> {
             passed,
             expected,
             actual,
+            observed,
         });
     }
 
@@ -46,7 +59,8 @@ impl<'a> SubtestRun<'a> {
                     format!("not {}", self.show(&e))
                 };
                 let actual = self.show(&a);
-                self.record(action, same == *equal, expected, actual);
+                let observed = Some(a.canonical());
+                self.record_observed(action, same == *equal, expected, actual, observed);
             }
             // `expect o pending` for an observation `o`.
             ExpectKind::Promise {
@@ -62,6 +76,20 @@ impl<'a> SubtestRun<'a> {
                 };
                 let actual_state = self.world.promise_state(p).clone();
                 let actual = self.show_state(&actual_state);
+                // What a page's check reads: the state, and the value or the error's name
+                // where the expectation names one and the state is the one expected.
+                let observed = match (state, &actual_state) {
+                    (PromiseExpect::Fulfilled(Some(_)), PromiseState::Fulfilled(v)) => {
+                        format!("fulfilled {}", v.canonical())
+                    }
+                    (PromiseExpect::Rejected(Some(_)), PromiseState::Rejected(v)) => format!(
+                        "rejected {}",
+                        error_name(v).unwrap_or_else(|| "undefined".into())
+                    ),
+                    (_, PromiseState::Pending) => "pending".into(),
+                    (_, PromiseState::Fulfilled(_)) => "fulfilled".into(),
+                    (_, PromiseState::Rejected(_)) => "rejected".into(),
+                };
                 let (passed, expected) = match (state, &actual_state) {
                     (PromiseExpect::Pending, PromiseState::Pending) => {
                         (true, "pending".to_string())
@@ -83,11 +111,19 @@ impl<'a> SubtestRun<'a> {
                         (ok, format!("rejected with {name}"))
                     }
                 };
-                self.record(action, passed, expected, actual);
+                self.record_observed(action, passed, expected, actual, Some(observed));
             }
             ExpectKind::Log(expect) => {
                 let lines: Vec<String> = self.world.log().iter().map(|l| l.text.clone()).collect();
                 let actual = format!("{lines:?}");
+                let observed = match expect {
+                    LogExpect::Exactly(_) | LogExpect::OneOf(_) => {
+                        Value::Array(lines.iter().map(Value::string).collect()).canonical()
+                    }
+                    LogExpect::Contains(s) | LogExpect::Lacks(s) => {
+                        if lines.contains(s) { "present" } else { "absent" }.to_string()
+                    }
+                };
                 let (passed, expected) = match expect {
                     LogExpect::Exactly(want) => (lines == *want, format!("{want:?}")),
                     LogExpect::OneOf(orders) => (
@@ -108,7 +144,7 @@ impl<'a> SubtestRun<'a> {
                         (!lines.iter().any(|l| l == s), format!("no line {s:?}"))
                     }
                 };
-                self.record(action, passed, expected, actual);
+                self.record_observed(action, passed, expected, actual, Some(observed));
             }
             ExpectKind::Observation {
                 name,
@@ -252,11 +288,12 @@ impl<'a> SubtestRun<'a> {
                     .iter()
                     .map(|u| u.error.clone())
                     .collect();
-                self.record(
+                self.record_observed(
                     action,
                     found,
                     format!("uncaught {name}"),
                     format!("{actual:?}"),
+                    Some(if found { "uncaught" } else { "none" }.into()),
                 );
             }
             ExpectKind::Time(ms) => {

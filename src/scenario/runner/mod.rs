@@ -118,6 +118,12 @@ pub struct ExpectationResult {
     pub passed: bool,
     pub expected: String,
     pub actual: String,
+    /// What the expectation read, as a page's check of it reads it (`Value::canonical` for a
+    /// value; a promise's state, with its value or error name where the expectation names
+    /// one; the log): diff-browser compares it with the browser's. `None` for what no page
+    /// can read (observations, findings, the clock).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed: Option<String>,
 }
 
 /// A subtest's result under one profile.
