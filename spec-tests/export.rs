@@ -148,18 +148,28 @@ fn drives_wait_for_the_virtual_time_the_engine_ran_and_stop_short_of_the_next_ti
     // flush: no time passes, timers at 100 and 300 ms are pending.
     assert!(
         e.html
-            .contains("await w.run({from: 0, until: 0, next_timer: 100});"),
+            .contains("await w.run({from: 0, until: 0, next_timer: 100, log: 0, settled: []});"),
         "{}",
         e.html
     );
     // run 150ms: the 100 ms timer ran, the 300 ms one is next.
     assert!(e
         .html
-        .contains("await w.run({from: 0, until: 150, next_timer: 300});"));
-    // run: until nothing is left.
+        .contains("await w.run({from: 0, until: 150, next_timer: 300, log: 1, settled: []});"));
+    // run: until nothing is left; the page polls until its log has the engine's two lines.
     assert!(e
         .html
-        .contains("await w.run({from: 150, until: 300, next_timer: null});"));
+        .contains("await w.run({from: 150, until: 300, next_timer: null, log: 2, settled: []});"));
+}
+
+#[test]
+fn an_at_block_is_a_timer_of_the_page_and_the_drive_before_it_stops_short_of_it() {
+    let e = export(&golden_dir().join("at-block.scn"));
+    assert!(e.html.contains("w.at(300, async () => {"), "{}", e.html);
+    // The first drive ends at 100 ms; the block at 300 ms is the next thing due.
+    assert!(e
+        .html
+        .contains("await w.run({from: 0, until: 100, next_timer: 300, log: 0, settled: []});"));
 }
 
 #[test]

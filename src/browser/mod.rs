@@ -38,7 +38,7 @@ pub struct DiffOptions {
     pub known: PathBuf,
     /// Seconds per file before its browser is killed (default: its harness timeout + 20 s).
     pub timeout_seconds: Option<f64>,
-    /// The margin each real-time wait adds, in milliseconds.
+    /// The longest each real-time wait polls past its end, in milliseconds.
     pub margin_ms: u64,
     /// Keep the exported tests here instead of a temporary folder.
     pub keep: Option<PathBuf>,
@@ -480,7 +480,8 @@ fn compare_file(
         let (verdict, difference) = match &browser {
             None => (Verdict::NotExported, None),
             Some(b) => {
-                let found = differences(&engine_side, b, &permitted, sub.log_comparable);
+                let left_out: BTreeSet<u32> = sub.left_out.iter().map(|l| l.line).collect();
+                let found = differences(&engine_side, b, &permitted, sub.log_comparable, &left_out);
                 if found.is_empty() {
                     (Verdict::Agree, None)
                 } else {
@@ -516,12 +517,13 @@ fn compare_file(
 /// expectation read the same thing on both (so two failures for different reasons differ).
 /// A log that differs from the engine's default schedule agrees when another schedule the
 /// text permits reaches it; an `expect sometimes` is about what some schedule does, and is
-/// not compared.
+/// not compared; an expectation the export left out (`left_out`: its lines) is not either.
 fn differences(
     engine: &EngineSide,
     browser: &BrowserSide,
     permitted: &BTreeSet<String>,
     log_comparable: bool,
+    left_out: &BTreeSet<u32>,
 ) -> Vec<String> {
     let mut out = Vec::new();
     let not_run = |status: &str| status == "PRECONDITION_FAILED";
@@ -538,7 +540,7 @@ fn differences(
     for e in engine
         .expectations
         .iter()
-        .filter(|e| !e.sometimes && e.observed.is_some())
+        .filter(|e| !e.sometimes && e.observed.is_some() && !left_out.contains(&e.line))
     {
         let engine_saw = e.observed.as_deref().unwrap_or_default();
         // The log's expectations read the whole log: another permitted schedule's log agrees.

@@ -92,7 +92,7 @@ fn human(run: &DiffRun, verbose: bool, suggest: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} (--enable-features=WebMCP, real time, margin {} ms) beside webmcp-ref under profile {}\n",
+        "{} (--enable-features=WebMCP, real time, waits polled up to {} ms) beside webmcp-ref under profile {}\n",
         run.browser, run.margin_ms, run.profile
     );
     let _ = writeln!(
@@ -225,7 +225,9 @@ fn human(run: &DiffRun, verbose: bool, suggest: bool) -> String {
 fn details(out: &mut String, f: &FileDiff, s: &SubtestDiff) {
     let _ = writeln!(out, "\n{} :: {:?} (line {})", f.test_path, s.name, s.line);
     if let Some(d) = &s.difference {
-        let _ = writeln!(out, "    {d}");
+        for line in d.lines() {
+            let _ = writeln!(out, "    {line}");
+        }
     }
     if let Some(b) = &s.browser {
         let passed = b.checks.iter().filter(|c| c.passed).count();

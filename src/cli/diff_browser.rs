@@ -29,8 +29,9 @@ pub struct Args {
     /// the test's own harness timeout, plus 20 s).
     #[arg(long)]
     timeout: Option<f64>,
-    /// The margin each wait adds in real time, in milliseconds.
-    #[arg(long, default_value_t = 100)]
+    /// How long, at most, each wait polls past its end for the page to be where the engine's
+    /// run was (never past the next timer), in milliseconds.
+    #[arg(long, default_value_t = 1000)]
     margin_ms: u64,
     /// Keep the exported tests in this folder (default: a temporary one, removed after).
     #[arg(long)]

@@ -153,9 +153,27 @@ pub fn export_file(file: &ScenarioFile, profile: &Profile) -> ExportedFile {
     let requirement = requirement_check(file);
     for sub in &file.subtests {
         let mut t = translate::translate(file, sub, profile);
+        let unmet = unmet_requirement(file, profile).is_some();
+        // A requirement a page can check, unmet by the profile: the engine does not run the
+        // subtest, so the test is that check alone (a browser without the feature reports
+        // PRECONDITION_FAILED, as the engine does; one with it, a failure: the profile is
+        // wrong about it).
+        if unmet && matches!(requirement, Some(Some(_))) {
+            t.body = vec![
+                "// The profile the test was exported under lacks what the scenario requires:"
+                    .into(),
+                "// the engine does not run it, and neither should a browser without it.".into(),
+                "assert_unreached(\"the browser has what the profile lacks\");".into(),
+            ];
+            t.left_out.clear();
+            t.checks = 1;
+            t.cut = true;
+            t.virtual_ms = 0;
+            t.drives = 0;
+        }
         // A requirement no page can check, unmet by the profile: the engine does not run the
         // subtest, and the browser cannot tell it apart.
-        if requirement.is_none() && unmet_requirement(file, profile).is_some() {
+        if requirement.is_none() && unmet {
             t.checks = 0;
             t.left_out.push(LeftOut {
                 line: 1,
@@ -204,7 +222,7 @@ pub fn export_file(file: &ScenarioFile, profile: &Profile) -> ExportedFile {
                 body.push_str(&format!("  await w.end();\n}}, {});\n", js::string(name)));
                 seconds += 0.3
                     + t.virtual_ms as f64 / 1000.0
-                    + 0.15 * t.drives as f64
+                    + 1.1 * t.drives as f64
                     + 0.3 * t.frames as f64;
             }
             None => {

@@ -16,7 +16,9 @@ use std::sync::Arc;
 use super::origins::{mapped_origin, SCENARIO_ORIGINS};
 use super::scene::{DocInfo, TestScene};
 use crate::engine::profile::Profile;
-use crate::scenario::ast::{Action, ActionKind, RunKind, ScenarioFile, Subtest, ThenableKind};
+use crate::scenario::ast::{
+    Action, ActionKind, RunKind, ScenarioFile, Subtest, ThenableKind, Trigger,
+};
 use crate::scenario::runner::applies;
 use crate::script::ast::{Block, Expr, StmtKind};
 use crate::script::emit::{awaits, omit, Emit, JsCode, Mode, Omit};
@@ -418,7 +420,39 @@ impl Translator<'_> {
                 }
                 self.expectation(action, e)?;
             }
-            ActionKind::Serve | ActionKind::Trigger { .. } => {
+            ActionKind::Trigger {
+                when: Trigger::At(ms),
+                actions,
+            } => {
+                // `at 800ms:` becomes a real timer at that offset from the subtest's start;
+                // its lines run in it. The engine times the drives with the block as one line.
+                let reduced = self.reduced.len();
+                self.code.line(format!("w.at({ms}, async () => {{"));
+                self.code.depth += 1;
+                for a in actions {
+                    if matches!(a.kind, ActionKind::Run { .. }) {
+                        return Err(omit(
+                            "at",
+                            "an `at` block that drives the simulation has no page equivalent",
+                        ));
+                    }
+                    self.action(a)?;
+                }
+                self.code.depth -= 1;
+                self.code.line("});");
+                self.reduced.truncate(reduced);
+                self.reduced.push(action.clone());
+            }
+            ActionKind::Trigger {
+                when: Trigger::Exists(name),
+                ..
+            } => {
+                return Err(omit(
+                    "when",
+                    format!("`when {name} exists` waits on the engine's name for a document a navigation makes"),
+                ))
+            }
+            ActionKind::Serve => {
                 return Err(omit(
                     "unsupported",
                     format!("`{}` has no equivalent in a page", action.text.trim()),

@@ -21,16 +21,20 @@
 //                           document gets the source by postMessage, evaluates it, and posts
 //                           back its log lines, the values it binds (as snapshots: plain data)
 //                           and its uncaught exceptions.
-//   run / run 100ms / flush await w.run({from, until, next_timer}): a page has no "until idle".
-//                           The engine ran the exported lines (default schedule, the profile
-//                           the test was exported under) and wrote down the virtual time each
-//                           drive starts and ends at and when the next timer is due after it.
-//                           The test waits in real time until `until`, measured from the last
-//                           moment when no timer was pending, plus a margin (webmcpRef.margin_ms,
-//                           100 ms by default; ?webmcp-ref-margin=MS on the test's URL) that is
-//                           cut to half the time left before the next timer, so that a wait never
-//                           runs past a timer the scenario has not reached. Then it asks every
-//                           cross-origin frame for an answer, so that what they posted is in.
+//   run / run 100ms / flush await w.run({from, until, next_timer, log, settled}): a page has no
+//                           "until idle". The engine ran the exported lines (default schedule,
+//                           the profile the test was exported under) and wrote down the virtual
+//                           time each drive starts and ends at, when the next timer or `at`
+//                           block is due after it, and where it was at its end (how long its
+//                           log was, which named promises had settled). The test waits in real
+//                           time until `until`, measured from the last moment when nothing was
+//                           pending, asks every cross-origin frame for an answer, then polls
+//                           until the page is where the engine was, up to a deadline
+//                           (webmcpRef.margin_ms, 1000 ms by default; ?webmcp-ref-margin=MS on
+//                           the test's URL) cut to half the time left before the next timer, so
+//                           that a wait never runs past a timer the scenario has not reached.
+//   at 800ms: ...           w.at(800, async () => {...}): a real timer at that offset from the
+//                           subtest's start, running the block's lines.
 //   expect ...              await w.check(LINE, TEXT, () => assert_...): every expectation is
 //                           checked (as the engine does) and the subtest fails at its end
 //                           (w.end()) with every expectation that did not hold, and every
@@ -49,7 +53,7 @@
   const IN_FRAME = params.has("webmcp-ref-frame");
   const script_url = document.currentScript ? document.currentScript.src : location.href;
   const FRAME_PAGE = new URL("webmcp-ref-frame.html", script_url).pathname;
-  ref.margin_ms = Number(params.get("webmcp-ref-margin")) || 100;
+  ref.margin_ms = Number(params.get("webmcp-ref-margin")) || 1000;
   ref.results = [];
 
   const tag_of = v => {
@@ -95,6 +99,14 @@
       }
     }
     return s;
+  }
+  // An iframe's allow attribute with the scenario's origins in it made real
+  // (allow="tools https://a.test" names the page's real origin).
+  function allow_attribute(a) {
+    return a
+      .split(/(\s+|;)/)
+      .map(token => (token.startsWith("https://") ? to_real(token) : token))
+      .join("");
   }
   // Real origins in a text, as the scenario names them.
   function to_scenario(s) {
@@ -426,6 +438,7 @@
       this.cleanup_controller = new AbortController();
       this.anchor = { virtual: 0, real: performance.now() };
       this.last_next_timer = null;
+      this.at_blocks = [];
       this.recorded = false;
       worlds.set(this.id, this);
     }
@@ -529,7 +542,7 @@
       const hello = this.expect_hello(name, fields);
       if (parent.direct) {
         const iframe = parent.document.createElement("iframe");
-        if (options.allow !== undefined) iframe.allow = options.allow;
+        if (options.allow !== undefined) iframe.allow = allow_attribute(options.allow);
         iframe.src = src;
         fields.iframe = iframe;
         parent.document.body.appendChild(iframe);
@@ -804,11 +817,53 @@
       if (this.last_next_timer === null)
         this.anchor = { virtual: drive.from, real: performance.now() };
       const gap = drive.next_timer === null ? Infinity : drive.next_timer - drive.until;
-      const margin = Math.max(0, Math.min(ref.margin_ms, Math.floor(gap / 2)));
-      const target = this.anchor.real + (drive.until - this.anchor.virtual) + margin;
+      const target = this.anchor.real + (drive.until - this.anchor.virtual);
       await sleep(target - performance.now());
       await this.settle_frames();
+      // Then until the page is where the engine's run was at the end of the drive, polling,
+      // up to a deadline (the margin) that never reaches the next timer or `at` block: a
+      // loaded machine waits longer, an idle one no longer than it must.
+      const deadline = performance.now() + Math.max(0, Math.min(ref.margin_ms, Math.floor(gap / 2)));
+      while (!this.reached(drive) && performance.now() < deadline) {
+        await sleep(5);
+        await this.settle_frames();
+      }
+      // What the engine's run did not show (a line it did not log) has one more turn to come.
+      await sleep(0);
       this.last_next_timer = drive.next_timer;
+    }
+
+    // The page is where the engine's run was at the end of a drive.
+    reached(drive) {
+      if (drive.log !== undefined && this.lines.length < drive.log) return false;
+      for (const name of drive.settled || []) {
+        const v = this.s[name];
+        if (v === undefined) return false;
+        try {
+          if (state_of(v).state === "pending") return false;
+        } catch (e) {
+          return true;
+        }
+      }
+      return true;
+    }
+
+    // An `at` block: its lines run at that offset of virtual time from the subtest's start.
+    at(ms, fn) {
+      if (this.last_next_timer === null) this.last_next_timer = ms;
+      const when = this.anchor.real + (ms - this.anchor.virtual);
+      this.at_blocks.push(
+        new Promise(resolve =>
+          setTimeout(async () => {
+            try {
+              await fn();
+            } catch (e) {
+              this.failures.push(`the block at ${ms}ms: ${to_scenario(String(e && e.message !== undefined ? e.message : e))}`);
+            }
+            resolve();
+          }, Math.max(0, when - performance.now()))
+        )
+      );
     }
 
     // ---- what expectations read
@@ -931,6 +986,7 @@
     }
 
     async end() {
+      await Promise.all(this.at_blocks);
       await this.settle_frames();
       for (const u of this.uncaught) {
         if (!this.acknowledged.has(u.name))
@@ -1141,7 +1197,7 @@
       }
       case "frame": {
         const iframe = document.createElement("iframe");
-        if (m.allow !== undefined && m.allow !== null) iframe.allow = m.allow;
+        if (m.allow !== undefined && m.allow !== null) iframe.allow = allow_attribute(m.allow);
         iframe.src = m.url;
         frame_world.nested[m.name] = iframe;
         document.body.appendChild(iframe);

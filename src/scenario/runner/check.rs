@@ -120,9 +120,12 @@ impl<'a> SubtestRun<'a> {
                     LogExpect::Exactly(_) | LogExpect::OneOf(_) => {
                         Value::Array(lines.iter().map(Value::string).collect()).canonical()
                     }
-                    LogExpect::Contains(s) | LogExpect::Lacks(s) => {
-                        if lines.contains(s) { "present" } else { "absent" }.to_string()
+                    LogExpect::Contains(s) | LogExpect::Lacks(s) => if lines.contains(s) {
+                        "present"
+                    } else {
+                        "absent"
                     }
+                    .to_string(),
                 };
                 let (passed, expected) = match expect {
                     LogExpect::Exactly(want) => (lines == *want, format!("{want:?}")),

@@ -71,7 +71,7 @@ impl<'a> SubtestRun<'a> {
     }
 
     /// The earliest `at` block still to come.
-    pub(super) fn next_at(&self) -> Option<u64> {
+    pub fn next_at(&self) -> Option<u64> {
         self.triggers
             .iter()
             .filter_map(|a| match &a.kind {
