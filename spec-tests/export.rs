@@ -148,18 +148,18 @@ fn drives_wait_for_the_virtual_time_the_engine_ran_and_stop_short_of_the_next_ti
     // flush: no time passes, timers at 100 and 300 ms are pending.
     assert!(
         e.html
-            .contains("await w.run({from: 0, until: 0, next_timer: 100, log: 0, settled: []});"),
+            .contains("await w.run({from: 0, until: 0, next_timer: 100, log: 0, bound: [\"top\"], settled: [], tasks: [0]});"),
         "{}",
         e.html
     );
     // run 150ms: the 100 ms timer ran, the 300 ms one is next.
     assert!(e
         .html
-        .contains("await w.run({from: 0, until: 150, next_timer: 300, log: 1, settled: []});"));
+        .contains("await w.run({from: 0, until: 150, next_timer: 300, log: 1, bound: [\"top\"], settled: [], tasks: [0]});"));
     // run: until nothing is left; the page polls until its log has the engine's two lines.
     assert!(e
         .html
-        .contains("await w.run({from: 150, until: 300, next_timer: null, log: 2, settled: []});"));
+        .contains("await w.run({from: 150, until: 300, next_timer: null, log: 2, bound: [\"top\"], settled: [], tasks: [0]});"));
 }
 
 #[test]
@@ -169,7 +169,15 @@ fn an_at_block_is_a_timer_of_the_page_and_the_drive_before_it_stops_short_of_it(
     // The first drive ends at 100 ms; the block at 300 ms is the next thing due.
     assert!(e
         .html
-        .contains("await w.run({from: 0, until: 100, next_timer: 300, log: 0, settled: []});"));
+        .contains("await w.run({from: 0, until: 100, next_timer: 300, log: 0, bound: [\"top\"], settled: [], tasks: []});"));
+    // Tasks are numbered as they are exported, the block's own first; the drive that ends at
+    // 500 ms waits for the block's task and the first getTools() task, which the engine's run
+    // had finished by then.
+    assert!(e.html.contains("}, {task: 0});"), "{}", e.html);
+    assert!(e.html.contains("}, {task: 2});"));
+    assert!(e.html.contains(
+        "await w.run({from: 100, until: 500, next_timer: null, log: 0, bound: [\"early\", \"top\"], settled: [], tasks: [0, 1]});"
+    ));
 }
 
 #[test]

@@ -67,6 +67,9 @@ pub(super) struct Translator<'a> {
     pub(super) reduced: Vec<Action>,
     /// For each `run`/`flush`: its index in `reduced` and its placeholder in `code`.
     pub(super) drives: Vec<(usize, usize)>,
+    /// How many tasks have been exported: each carries its number, in this order, so that a
+    /// drive can wait for the ones the engine's run had finished.
+    pub(super) tasks: usize,
 }
 
 /// Translates one subtest under a profile.
@@ -83,6 +86,7 @@ pub fn translate(file: &ScenarioFile, subtest: &Subtest, profile: &Profile) -> T
         frames: 0,
         reduced: Vec::new(),
         drives: Vec::new(),
+        tasks: 0,
     };
     for action in &subtest.actions {
         if let Some(at) = t.cut {
@@ -102,11 +106,13 @@ pub fn translate(file: &ScenarioFile, subtest: &Subtest, profile: &Profile) -> T
         let mark = t.code.lines.len();
         let reduced = t.reduced.len();
         let drives = t.drives.len();
+        let tasks = t.tasks;
         if let Err(o) = t.action(action) {
             // Undo what the line wrote before it failed.
             t.code.lines.truncate(mark);
             t.reduced.truncate(reduced);
             t.drives.truncate(drives);
+            t.tasks = tasks;
             let changes_world = !matches!(
                 action.kind,
                 ActionKind::Expect(_) | ActionKind::Observe { .. }
@@ -337,11 +343,14 @@ impl Translator<'_> {
                     if asynchronous { "async " } else { "" }
                 ));
                 self.code.lines.extend(body.lines);
+                let task = self.tasks;
+                self.tasks += 1;
                 match completion {
-                    Some(name) => self
-                        .code
-                        .line(format!("}}, {{as: {}}});", js::string(name))),
-                    None => self.code.line("});"),
+                    Some(name) => self.code.line(format!(
+                        "}}, {{as: {}, task: {task}}});",
+                        js::string(name)
+                    )),
+                    None => self.code.line(format!("}}, {{task: {task}}});")),
                 }
                 self.scene.note_removals(block);
                 self.reduced.push(action.clone());

@@ -14,19 +14,24 @@
 //                           HTTPS_REMOTE_ORIGIN, https://c.test its HTTPS_OTHER_NOTSAMESITE_ORIGIN.
 //   promise/thenable/controller NAME in DOC
 //                           made by DOC's own copy of this file, so they belong to DOC's realm.
-//   task in DOC: BLOCK      w.task("child", (s, w) => {...}): a task (setTimeout 0) of DOC that
-//                           runs the block in DOC's realm. For a document of the test's origin
+//   task in DOC: BLOCK      w.task("child", (s, w) => {...}, {task: N}): a task (setTimeout 0,
+//                           of the test page, so that tasks of its event loop keep their
+//                           order) that runs the block in DOC's realm if DOC is still fully
+//                           active; N numbers the subtest's
+//                           tasks, and the task counts as finished once its block has returned
+//                           (or its async block settled). For a document of the test's origin
 //                           the block's source is evaluated in that document (so the promises,
 //                           objects and callbacks it makes are of its realm); a cross-origin
 //                           document gets the source by postMessage, evaluates it, and posts
 //                           back its log lines, the values it binds (as snapshots: plain data)
 //                           and its uncaught exceptions.
-//   run / run 100ms / flush await w.run({from, until, next_timer, log, settled}): a page has no
-//                           "until idle". The engine ran the exported lines (default schedule,
-//                           the profile the test was exported under) and wrote down the virtual
-//                           time each drive starts and ends at, when the next timer or `at`
-//                           block is due after it, and where it was at its end (how long its
-//                           log was, which named promises had settled). The test waits in real
+//   run / run 100ms / flush await w.run({from, until, next_timer, log, bound, settled, tasks}): a page
+//                           has no "until idle". The engine ran the exported lines (default
+//                           schedule, the profile the test was exported under) and wrote down
+//                           the virtual time each drive starts and ends at, when the next timer
+//                           or `at` block is due after it, and where it was at its end (how long
+//                           its log was, which names were bound, which named promises had
+//                           settled, which tasks had finished). The test waits in real
 //                           time until `until`, measured from the last moment when nothing was
 //                           pending, asks every cross-origin frame for an answer, then polls
 //                           until the page is where the engine was, up to a deadline
@@ -425,6 +430,7 @@
       this.store = n.store;
       this.s = n.proxy;
       this.lines = [];
+      this.finished_tasks = new Set();
       this.checks = [];
       this.failures = [];
       this.uncaught = [];
@@ -623,6 +629,9 @@
       options = options || {};
       const d = this.doc(doc_name);
       if (!d.direct) {
+        // A cross-origin frame's task is waited for by asking the frame for an answer
+        // (settle_frames), not by its number.
+        if (options.task !== undefined) this.finished_tasks.add(options.task);
         this.post(d, { op: "task", source: String(fn), as: options.as, env: this.env() });
         if (options.as) this.store[options.as] = { __promise: "pending", value: undefined, __remote: d.name };
         return;
@@ -630,22 +639,41 @@
       const completion = options.as ? d.realm.deferred() : null;
       if (completion) this.s[options.as] = completion.promise;
       if (!this.current(d)) return; // a task of a document that is not fully active never runs
-      d.window.setTimeout(() => {
-        if (!this.live) return;
+      const finished = () => {
+        if (options.task !== undefined) this.finished_tasks.add(options.task);
+      };
+      // Every task of a document of the test's origin is a timer of the test page, whatever its
+      // document: they share the page's event loop, and timers of one window run in the order
+      // they were set, as the engine runs tasks queued on one event loop (each window's timers
+      // are a separate task queue in Chromium, so a child's timer may overtake the top's).
+      self.setTimeout(() => {
+        if (!this.live || !this.current(d)) return;
         const f = d.page ? fn : d.realm.evaluate(String(fn));
         let r;
         try {
           r = f(this.s, d.facade);
         } catch (e) {
+          finished();
           if (completion) completion.reject(e);
           else this.uncaught_error(e, d.name);
           return;
         }
-        if (completion) {
-          if (is_promise(r)) d.realm.then(r, completion.resolve, completion.reject);
-          else completion.resolve(r);
-        } else if (is_promise(r)) {
-          d.realm.then(r, undefined, e => this.uncaught_error(e, d.name));
+        if (is_promise(r)) {
+          d.realm.then(
+            r,
+            v => {
+              finished();
+              if (completion) completion.resolve(v);
+            },
+            e => {
+              finished();
+              if (completion) completion.reject(e);
+              else this.uncaught_error(e, d.name);
+            }
+          );
+        } else {
+          finished();
+          if (completion) completion.resolve(r);
         }
       }, 0);
     }
@@ -836,8 +864,10 @@
     // The page is where the engine's run was at the end of a drive.
     reached(drive) {
       if (drive.log !== undefined && this.lines.length < drive.log) return false;
+      for (const name of drive.bound || []) if (this.lookup(name) === undefined) return false;
+      for (const task of drive.tasks || []) if (!this.finished_tasks.has(task)) return false;
       for (const name of drive.settled || []) {
-        const v = this.s[name];
+        const v = this.lookup(name);
         if (v === undefined) return false;
         try {
           if (state_of(v).state === "pending") return false;
@@ -846,6 +876,16 @@
         }
       }
       return true;
+    }
+
+    // A name's value, or undefined while the page has not bound it (reading an unbound name
+    // of the subtest throws a ReferenceError, as a script's would).
+    lookup(name) {
+      try {
+        return this.s[name];
+      } catch (e) {
+        return undefined;
+      }
     }
 
     // An `at` block: its lines run at that offset of virtual time from the subtest's start.
