@@ -106,6 +106,7 @@ fn a_small_exported_file_runs_in_chromium_beside_the_engine() {
         keep: Some(dir.join("tests")),
         progress: false,
         whole_suite: true,
+        repeat: 1,
     };
     let run = browser::diff_browser(&[file], &options).unwrap();
     assert!(run.browser.starts_with("Chromium"), "{}", run.browser);
@@ -193,6 +194,7 @@ fn a_stale_or_missing_known_difference_fails_the_run() {
         keep: None,
         progress: false,
         whole_suite: true,
+        repeat: 1,
     };
     let run = browser::diff_browser(&[file], &options).unwrap();
     assert!(!run.passed());

@@ -1,6 +1,7 @@
-//! The checked-in list of known differences between the engine and the browser
-//! (browser-diff/known-differences.txt): every disagreement `diff-browser` finds must be listed
-//! there with which side is right and why, and every entry must still disagree.
+//! The checked-in lists of known differences between the engine and the browser, one per
+//! profile (browser-diff/PROFILE.txt): every disagreement `diff-browser --profile PROFILE`
+//! finds must be listed there with which side is right and why, and every entry must still
+//! disagree.
 //!
 //! The format, line by line (`#` starts a comment line):
 //!
@@ -16,13 +17,15 @@
 //! One or more `[FILE :: SUBTEST]` lines (FILE as WPT names the test, SUBTEST the scenario's
 //! name for the subtest) share the fields that follow. `right:` is `engine` (the engine, and
 //! the spec it implements, are right: the browser differs), `chromium` (the browser is right:
-//! the engine has a bug to fix, or its `chromium` profile lacks a switch), or `export` (neither:
+//! the engine has a bug to fix, or its browser profile lacks a switch), or `export` (neither:
 //! the exported test cannot show the scenario faithfully). `why:` says why, and may go on on
 //! indented lines. `message:` is optional: the browser's failure message (or the engine's,
 //! or the log) must contain this text, so an entry does not cover a new reason to differ.
-//! `intermittent: yes` marks a difference that shows on some runs only (a race in the
-//! browser): it explains the disagreement when there is one, and is not stale when the
-//! subtest happens to agree.
+//! `intermittent: 3 of 10 runs` marks a difference that shows on some runs only (a race in the
+//! browser), with the rate measured by `diff-browser --repeat N`: it explains the
+//! disagreement when there is one, and is not stale when the subtest happens to agree.
+//! `step:` names the step of the text the difference concerns (`#imperative-execute-steps
+//! 10.1.4`), for the table of where the browser departs from the text.
 
 use std::fmt;
 
@@ -55,10 +58,48 @@ pub struct KnownDifference {
     pub right: Right,
     pub why: String,
     pub message: Option<String>,
-    /// Shows on some runs only: not stale when the subtest agrees.
-    pub intermittent: bool,
+    /// Shows on some runs only, at the rate measured: not stale when the subtest agrees.
+    pub intermittent: Option<Rate>,
+    /// The step of the text it concerns.
+    pub step: Option<String>,
     /// Where the entry is, for messages.
     pub line: u32,
+}
+
+/// How often an intermittent difference showed: in `seen` of `runs` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Rate {
+    pub seen: usize,
+    pub runs: usize,
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} of {} runs", self.seen, self.runs)
+    }
+}
+
+impl std::str::FromStr for Rate {
+    type Err = String;
+    /// `3 of 10 runs` (or `3 of 10`).
+    fn from_str(s: &str) -> Result<Rate, String> {
+        let bad = || {
+            format!("`{s}`: expected the measured rate, as `3 of 10 runs` (diff-browser --repeat 10)")
+        };
+        let words: Vec<&str> = s.split_whitespace().collect();
+        let (seen, runs) = match words[..] {
+            [seen, "of", runs] | [seen, "of", runs, "runs"] => (seen, runs),
+            _ => return Err(bad()),
+        };
+        let seen: usize = seen.parse().map_err(|_| bad())?;
+        let runs: usize = runs.parse().map_err(|_| bad())?;
+        if runs == 0 || seen == 0 || seen > runs {
+            return Err(format!(
+                "`{s}`: an intermittent difference shows in at least one run and at most in all of them"
+            ));
+        }
+        Ok(Rate { seen, runs })
+    }
 }
 
 /// A malformed list.
@@ -83,14 +124,16 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<KnownDifference>, KnownError>
     let mut right: Option<Right> = None;
     let mut why: Option<String> = None;
     let mut message: Option<String> = None;
-    let mut intermittent = false;
+    let mut intermittent: Option<Rate> = None;
+    let mut step: Option<String> = None;
     let mut reading_fields = false;
     let mut last_key = "";
     let flush = |heads: &mut Vec<(String, String, u32)>,
                  right: &mut Option<Right>,
                  why: &mut Option<String>,
                  message: &mut Option<String>,
-                 intermittent: &mut bool,
+                 intermittent: &mut Option<Rate>,
+                 step: &mut Option<String>,
                  out: &mut Vec<KnownDifference>|
      -> Result<(), KnownError> {
         if heads.is_empty() {
@@ -115,11 +158,13 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<KnownDifference>, KnownError>
                 why: w.clone(),
                 message: message.clone(),
                 intermittent: *intermittent,
+                step: step.clone(),
                 line,
             });
         }
         *message = None;
-        *intermittent = false;
+        *intermittent = None;
+        *step = None;
         Ok(())
     };
     for (i, raw) in text.lines().enumerate() {
@@ -136,6 +181,7 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<KnownDifference>, KnownError>
                     &mut why,
                     &mut message,
                     &mut intermittent,
+                    &mut step,
                     &mut out,
                 )?;
                 reading_fields = false;
@@ -158,6 +204,7 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<KnownDifference>, KnownError>
             let target = match last_key {
                 "why" => why.as_mut(),
                 "message" => message.as_mut(),
+                "step" => step.as_mut(),
                 _ => None,
             };
             match target {
@@ -171,7 +218,12 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<KnownDifference>, KnownError>
         }
         let (key, value) = trimmed
             .split_once(':')
-            .ok_or_else(|| err(n, "expected `right:`, `why:` or `message:`".into()))?;
+            .ok_or_else(|| {
+                err(
+                    n,
+                    "expected `right:`, `why:`, `message:`, `step:` or `intermittent:`".into(),
+                )
+            })?;
         let value = value.trim().to_string();
         match key.trim() {
             "right" => {
@@ -197,23 +249,22 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<KnownDifference>, KnownError>
                 last_key = "message";
             }
             "intermittent" => {
-                intermittent = match value.as_str() {
-                    "yes" => true,
-                    "no" => false,
-                    other => {
-                        return Err(err(
-                            n,
-                            format!("`intermittent: {other}`: expected yes or no"),
-                        ))
-                    }
-                };
+                intermittent = Some(
+                    value
+                        .parse::<Rate>()
+                        .map_err(|m| err(n, format!("intermittent: {m}")))?,
+                );
                 last_key = "intermittent";
+            }
+            "step" => {
+                step = Some(value);
+                last_key = "step";
             }
             other => {
                 return Err(err(
                     n,
                     format!(
-                        "unknown field `{other}`: expected right, why, message or intermittent"
+                        "unknown field `{other}`: expected right, why, message, step or intermittent"
                     ),
                 ))
             }
@@ -225,6 +276,7 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<KnownDifference>, KnownError>
         &mut why,
         &mut message,
         &mut intermittent,
+        &mut step,
         &mut out,
     )?;
     let mut seen = std::collections::BTreeMap::new();
@@ -243,8 +295,16 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<KnownDifference>, KnownError>
 }
 
 /// An entry to paste into the list for a disagreement nobody has explained yet.
-pub fn suggestion(file: &str, subtest: &str, message: Option<&str>) -> String {
-    let mut s = format!("[{file} :: {subtest}]\nright: \nwhy: \n");
+pub fn suggestion(
+    file: &str,
+    subtest: &str,
+    message: Option<&str>,
+    intermittent: Option<Rate>,
+) -> String {
+    let mut s = format!("[{file} :: {subtest}]\nright: \nwhy: \nstep: \n");
+    if let Some(rate) = intermittent {
+        s.push_str(&format!("intermittent: {rate}\n"));
+    }
     if let Some(m) = message {
         let m: String = m.lines().next().unwrap_or("").chars().take(100).collect();
         s.push_str(&format!("message: {m}\n"));
@@ -258,7 +318,7 @@ mod tests {
 
     #[test]
     fn entries_share_the_fields_after_their_heads() {
-        let text = "# comment\n[a.html :: one]\n[a.html :: two]\nright: engine\nwhy: first part\n  second part\nmessage: not a function\n\n[b.html :: three]\nright: export\nwhy: timing\nintermittent: yes\n";
+        let text = "# comment\n[a.html :: one]\n[a.html :: two]\nright: engine\nwhy: first part\n  second part\nmessage: not a function\nstep: #x 1\n\n[b.html :: three]\nright: export\nwhy: timing\nintermittent: 3 of 10 runs\n";
         let k = parse("k.txt", text).unwrap();
         assert_eq!(k.len(), 3);
         assert_eq!(k[1].subtest, "two");
@@ -266,7 +326,10 @@ mod tests {
         assert_eq!(k[1].message.as_deref(), Some("not a function"));
         assert_eq!(k[2].right, Right::Export);
         assert_eq!(k[2].message, None);
-        assert!(k[2].intermittent && !k[0].intermittent);
+        assert_eq!(k[2].intermittent, Some(Rate { seen: 3, runs: 10 }));
+        assert_eq!(k[0].intermittent, None);
+        assert_eq!(k[0].step.as_deref(), Some("#x 1"));
+        assert_eq!(k[2].step, None);
     }
 
     #[test]
@@ -284,5 +347,9 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("listed already at line 1"), "{e}");
+        let e = parse("k.txt", "[a :: x]\nright: engine\nwhy: w\nintermittent: yes\n").unwrap_err();
+        assert!(e.to_string().starts_with("k.txt:4: intermittent: `yes`: expected the measured rate"), "{e}");
+        let e = parse("k.txt", "[a :: x]\nright: engine\nwhy: w\nintermittent: 0 of 5\n").unwrap_err();
+        assert!(e.to_string().contains("at least one run"), "{e}");
     }
 }

@@ -47,16 +47,20 @@ pub struct DiffOptions {
     /// The run covers the whole suite the list is about: an entry naming a file that is not in
     /// the run is stale. Otherwise entries of other files are not looked at.
     pub whole_suite: bool,
+    /// How many times the browser runs each file: a subtest that differs in some runs only is
+    /// intermittent, and the report gives its rate.
+    pub repeat: usize,
 }
 
-/// The known-differences list of the checkout this build came from (or of the current
-/// folder, when it has one).
-pub fn default_known_differences() -> PathBuf {
-    let here = PathBuf::from("browser-diff/known-differences.txt");
+/// The known-differences list of a profile (browser-diff/PROFILE.txt) in the checkout this
+/// build came from (or in the current folder, when it has one).
+pub fn default_known_differences(profile: &str) -> PathBuf {
+    let name = format!("browser-diff/{profile}.txt");
+    let here = PathBuf::from(&name);
     if here.is_file() {
         return here;
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("browser-diff/known-differences.txt")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
 }
 
 /// Why the check could not run.
@@ -76,6 +80,8 @@ pub enum OutputFormat {
     Human { verbose: bool, suggest: bool },
     Json,
     Wptreport,
+    /// The disagreements as a Markdown table, with each one's step and reason.
+    Markdown,
 }
 
 /// The whole run.
@@ -86,6 +92,8 @@ pub struct DiffRun {
     pub profile: String,
     pub known_differences: String,
     pub margin_ms: u64,
+    /// How many times the browser ran each file.
+    pub repeat: usize,
     pub files: Vec<FileDiff>,
     /// Listed differences that no longer disagree (or name no subtest).
     pub stale: Vec<KnownDifference>,
@@ -121,9 +129,11 @@ pub struct SubtestDiff {
     pub difference: Option<String>,
     /// The listed known difference that explains it.
     pub known: Option<KnownDifference>,
+    /// In how many of the browser's runs it differed (the run shown is the first that did).
+    pub differed_runs: usize,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct EngineSide {
     pub status: String,
     pub log: Vec<String>,
@@ -269,61 +279,18 @@ pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<Dif
         reason: format!("cannot listen: {e}"),
     })?;
 
+    let repeat = options.repeat.max(1);
     let mut diffs = Vec::new();
     for (i, (file, export)) in files.iter().zip(&exported).enumerate() {
-        let file_started = Instant::now();
-        let (harness, message, page) = if export.exported().next().is_none() {
-            (
-                "NOT RUN".to_string(),
-                Some("nothing of it is exported".into()),
-                None,
-            )
-        } else {
-            let url = format!(
-                "{}/{}?webmcp-ref-margin={}",
-                server.origin(),
-                export.test_path,
-                options.margin_ms.max(1)
-            );
-            let harness_timeout = if export.html.contains("content=\"long\"") {
-                60.0
-            } else {
-                10.0
-            };
-            let timeout =
-                Duration::from_secs_f64(options.timeout_seconds.unwrap_or(harness_timeout + 20.0));
-            match chromium::run_page(&options.browser, &url, &scratch, timeout, &receiver) {
-                chromium::PageOutcome::Reported(body) => {
-                    match serde_json::from_str::<PageReport>(&body) {
-                        Ok(r) => (r.status.clone(), r.message.clone(), Some(r)),
-                        Err(e) => (
-                            "ERROR".to_string(),
-                            Some(format!("the page's report does not parse: {e}")),
-                            None,
-                        ),
-                    }
-                }
-                chromium::PageOutcome::TimedOut => (
-                    "KILLED".to_string(),
-                    Some(format!(
-                        "no result within {:.0} s: the browser was killed",
-                        timeout.as_secs_f64()
-                    )),
-                    None,
-                ),
-                chromium::PageOutcome::Failed(why) => ("CRASH".to_string(), Some(why), None),
-            }
-        };
-        let seconds = file_started.elapsed().as_secs_f64();
-        let diff = compare_file(
-            file,
-            export,
-            &options.profile,
-            harness,
-            message,
-            page,
-            seconds,
-        );
+        let engine = engine_side(file, &options.profile);
+        let mut runs = Vec::with_capacity(repeat);
+        for _ in 0..repeat {
+            let file_started = Instant::now();
+            let (harness, message, page) = run_in_browser(export, options, &server, &scratch, &receiver);
+            let seconds = file_started.elapsed().as_secs_f64();
+            runs.push(compare_file(export, &engine, harness, message, page, seconds));
+        }
+        let diff = merge_runs(runs);
         if options.progress {
             let ran = diff.subtests.iter().filter(|s| s.browser.is_some()).count();
             let agree = diff
@@ -332,11 +299,16 @@ pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<Dif
                 .filter(|s| s.verdict == Verdict::Agree)
                 .count();
             eprintln!(
-                "[{}/{}] {}: {} ({ran} subtests ran, {agree} agree) {:.1} s",
+                "[{}/{}] {}: {} ({ran} subtests ran, {agree} agree{}) {:.1} s",
                 i + 1,
                 files.len(),
                 diff.test_path,
                 diff.harness,
+                if repeat > 1 {
+                    format!(" in every one of {repeat} runs")
+                } else {
+                    String::new()
+                },
                 diff.seconds
             );
         }
@@ -352,6 +324,7 @@ pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<Dif
         profile: options.profile.name.clone(),
         known_differences: options.known.display().to_string(),
         margin_ms: options.margin_ms,
+        repeat,
         files: diffs,
         stale,
         seconds: started.elapsed().as_secs_f64(),
@@ -359,10 +332,80 @@ pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<Dif
 }
 
 /// The engine's run of a file, and every log each subtest reaches on some schedule.
-fn engine_side(
-    file: &ScenarioFile,
-    profile: &Profile,
-) -> BTreeMap<(String, u32), (EngineSide, BTreeSet<String>)> {
+/// One run of an exported file in the browser: the harness's status, its message, and the
+/// page's report.
+fn run_in_browser(
+    export: &ExportedFile,
+    options: &DiffOptions,
+    server: &server::Server,
+    scratch: &Path,
+    receiver: &std::sync::mpsc::Receiver<server::Posted>,
+) -> (String, Option<String>, Option<PageReport>) {
+    if export.exported().next().is_none() {
+        return (
+            "NOT RUN".to_string(),
+            Some("nothing of it is exported".into()),
+            None,
+        );
+    }
+    let url = format!(
+        "{}/{}?webmcp-ref-margin={}",
+        server.origin(),
+        export.test_path,
+        options.margin_ms.max(1)
+    );
+    let harness_timeout = if export.html.contains("content=\"long\"") {
+        60.0
+    } else {
+        10.0
+    };
+    let timeout =
+        Duration::from_secs_f64(options.timeout_seconds.unwrap_or(harness_timeout + 20.0));
+    match chromium::run_page(&options.browser, &url, scratch, timeout, receiver) {
+        chromium::PageOutcome::Reported(body) => match serde_json::from_str::<PageReport>(&body) {
+            Ok(r) => (r.status.clone(), r.message.clone(), Some(r)),
+            Err(e) => (
+                "ERROR".to_string(),
+                Some(format!("the page's report does not parse: {e}")),
+                None,
+            ),
+        },
+        chromium::PageOutcome::TimedOut => (
+            "KILLED".to_string(),
+            Some(format!(
+                "no result within {:.0} s: the browser was killed",
+                timeout.as_secs_f64()
+            )),
+            None,
+        ),
+        chromium::PageOutcome::Failed(why) => ("CRASH".to_string(), Some(why), None),
+    }
+}
+
+/// One file's repeated runs as one: each subtest as its first differing run shows it (or its
+/// first run, when it never differed), with the number of runs it differed in.
+fn merge_runs(mut runs: Vec<FileDiff>) -> FileDiff {
+    let mut first = runs.remove(0);
+    for s in first.subtests.iter_mut() {
+        s.differed_runs = usize::from(s.verdict == Verdict::Differ);
+    }
+    for run in runs {
+        first.seconds += run.seconds;
+        for (mine, other) in first.subtests.iter_mut().zip(run.subtests) {
+            if other.verdict != Verdict::Differ {
+                continue;
+            }
+            let differed = mine.differed_runs + 1;
+            if mine.verdict != Verdict::Differ {
+                *mine = other;
+            }
+            mine.differed_runs = differed;
+        }
+    }
+    first
+}
+
+fn engine_side(file: &ScenarioFile, profile: &Profile) -> EngineSides {
     let results = run_file(
         file,
         &RunOptions {
@@ -427,19 +470,21 @@ fn engine_side(
     out
 }
 
+/// The engine's side of each subtest of a file, by name and line, with the logs its schedules
+/// reach.
+type EngineSides = BTreeMap<(String, u32), (EngineSide, BTreeSet<String>)>;
+
 fn compare_file(
-    file: &ScenarioFile,
     export: &ExportedFile,
-    profile: &Profile,
+    engine: &EngineSides,
     harness: String,
     message: Option<String>,
     page: Option<PageReport>,
     seconds: f64,
 ) -> FileDiff {
-    let mut engine = engine_side(file, profile);
     let mut subtests = Vec::new();
     for sub in &export.subtests {
-        let (engine_side, permitted) = engine.remove(&(sub.name.clone(), sub.line)).unwrap_or((
+        let (engine_side, permitted) = engine.get(&(sub.name.clone(), sub.line)).cloned().unwrap_or((
             EngineSide {
                 status: "ERROR".into(),
                 log: Vec::new(),
@@ -500,6 +545,7 @@ fn compare_file(
             verdict,
             difference,
             known: None,
+            differed_runs: 0,
         });
     }
     FileDiff {
@@ -645,7 +691,7 @@ fn match_known(
                 s.known = Some(k.clone());
             }
             // An intermittent difference that did not show this time.
-            Some(s) if k.intermittent && s.verdict == Verdict::Agree => {}
+            Some(s) if k.intermittent.is_some() && s.verdict == Verdict::Agree => {}
             _ => stale.push(k.clone()),
         }
     }

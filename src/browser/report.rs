@@ -65,7 +65,81 @@ pub fn render(run: &DiffRun, format: OutputFormat) -> String {
         OutputFormat::Wptreport => {
             serde_json::to_string_pretty(&wptreport(run)).unwrap_or_default() + "\n"
         }
+        OutputFormat::Markdown => markdown(run),
     }
+}
+
+/// A table cell: one line, its pipes escaped.
+fn cell(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('|', "\\|")
+}
+
+/// The disagreements as a Markdown table: each subtest, the step of the text it concerns,
+/// what each side read, and why (from the known differences).
+fn markdown(run: &DiffRun) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Where {} departs from webmcp-ref's profile `{}`: every subtest of the bundled suite on which they disagree, as `webmcp-ref diff-browser --profile {} --format markdown` finds it ({} run{} of each file).\n",
+        run.browser,
+        run.profile,
+        run.profile,
+        run.repeat,
+        if run.repeat == 1 { "" } else { "s" }
+    );
+    let _ = writeln!(out, "| subtest | step of the text | what differs | why |");
+    let _ = writeln!(out, "| --- | --- | --- | --- |");
+    for (f, s) in run.subtests().filter(|(_, s)| s.verdict == Verdict::Differ) {
+        let why = match &s.known {
+            Some(k) => {
+                let mut w = format!("{} is right: {}", k.right, k.why);
+                if let Some(rate) = &k.intermittent {
+                    w.push_str(&format!(" (intermittent: {rate})"));
+                }
+                w
+            }
+            None => "not yet explained".into(),
+        };
+        let step = s
+            .known
+            .as_ref()
+            .and_then(|k| k.step.clone())
+            .unwrap_or_default();
+        let what = s.difference.clone().unwrap_or_default();
+        let rate = if run.repeat > 1 {
+            format!(" (in {} of {} runs)", s.differed_runs, run.repeat)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` :: {} (line {}) | {} | {}{} | {} |",
+            cell(f.test_path.strip_prefix("webmcp/").unwrap_or(&f.test_path)),
+            cell(&s.name),
+            s.line,
+            cell(&step),
+            cell(&what).replace("\\|", "\\|"),
+            rate,
+            cell(&why)
+        );
+    }
+    let stale: Vec<String> = run
+        .stale
+        .iter()
+        .map(|k| format!("{} :: {}", k.file, k.subtest))
+        .collect();
+    if !stale.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nListed, but agreeing now (stale entries of {}): {}",
+            run.known_differences,
+            stale.join("; ")
+        );
+    }
+    out
 }
 
 fn cut(s: &str, width: usize) -> String {
@@ -77,14 +151,21 @@ fn cut(s: &str, width: usize) -> String {
     }
 }
 
-fn agreement(s: &SubtestDiff) -> String {
+fn agreement(s: &SubtestDiff, repeat: usize) -> String {
     match s.verdict {
         Verdict::Agree => "agree".into(),
         Verdict::NotExported => "not exported".into(),
-        Verdict::Differ => match &s.known {
-            Some(k) => format!("differ (known: {} is right)", k.right),
-            None => "DIFFER (unexplained)".into(),
-        },
+        Verdict::Differ => {
+            let rate = if repeat > 1 {
+                format!(", in {} of {repeat} runs", s.differed_runs)
+            } else {
+                String::new()
+            };
+            match &s.known {
+                Some(k) => format!("differ (known: {} is right{rate})", k.right),
+                None => format!("DIFFER (unexplained{rate})"),
+            }
+        }
     }
 }
 
@@ -111,7 +192,7 @@ fn human(run: &DiffRun, verbose: bool, suggest: bool) -> String {
                 cut(&s.name, 56),
                 s.engine.status,
                 browser,
-                agreement(s)
+                agreement(s, run.repeat)
             );
         }
         if f.harness != "OK" && f.harness != "NOT RUN" {
@@ -175,7 +256,15 @@ fn human(run: &DiffRun, verbose: bool, suggest: bool) -> String {
             let _ = writeln!(
                 out,
                 "{}",
-                super::known::suggestion(&f.test_path, &s.name, message.as_deref())
+                super::known::suggestion(
+                    &f.test_path,
+                    &s.name,
+                    message.as_deref(),
+                    (s.differed_runs < run.repeat).then_some(super::known::Rate {
+                        seen: s.differed_runs,
+                        runs: run.repeat,
+                    })
+                )
             );
         }
     }

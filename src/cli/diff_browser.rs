@@ -6,7 +6,19 @@ use std::path::PathBuf;
 
 use webmcp_ref::browser::{self, DiffOptions, OutputFormat};
 
-use super::{build_profile, load_all, BadInput, CliError, Exit, Format, Output};
+use super::{build_profile, load_all, BadInput, CliError, Exit, Output};
+
+/// `--format` of diff-browser.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum DiffFormat {
+    Human,
+    Json,
+    /// The browser's results, as wptrunner writes them.
+    Wptreport,
+    /// A table of the disagreements, each with the step of the text it concerns and why:
+    /// under `--profile spec`, where the browser departs from the text (docs/).
+    Markdown,
+}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -19,12 +31,15 @@ pub struct Args {
     profile: String,
     #[arg(long = "set", value_name = "SWITCH=VALUE")]
     sets: Vec<String>,
-    /// The checked-in known differences (default: browser-diff/known-differences.txt).
+    /// The checked-in known differences (default: browser-diff/PROFILE.txt).
     #[arg(long)]
     known: Option<PathBuf>,
-    /// human, json, or wptreport (the browser's results, as wptrunner writes them).
     #[arg(long, value_enum, default_value = "human")]
-    format: Format,
+    format: DiffFormat,
+    /// Run each file this many times in the browser: a difference that shows in some runs
+    /// only is intermittent, and its rate is reported (for the list's `intermittent:`).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    repeat: u32,
     /// Seconds a file may run before its browser is killed and the file fails (default:
     /// the test's own harness timeout, plus 20 s).
     #[arg(long)]
@@ -46,12 +61,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
+    let profile = build_profile(&args.profile, &args.sets)?;
     let options = DiffOptions {
-        profile: build_profile(&args.profile, &args.sets)?,
-        browser: args.browser,
         known: args
             .known
-            .unwrap_or_else(browser::default_known_differences),
+            .unwrap_or_else(|| browser::default_known_differences(&profile.name)),
+        profile,
+        browser: args.browser,
+        repeat: args.repeat as usize,
         timeout_seconds: args.timeout,
         margin_ms: args.margin_ms,
         keep: args.keep,
@@ -61,12 +78,13 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     let files = load_all(args.paths)?;
     let run = browser::diff_browser(&files, &options).map_err(BadInput::from)?;
     let format = match args.format {
-        Format::Human => OutputFormat::Human {
+        DiffFormat::Human => OutputFormat::Human {
             verbose: args.verbose,
             suggest: args.suggest,
         },
-        Format::Json => OutputFormat::Json,
-        Format::Wptreport => OutputFormat::Wptreport,
+        DiffFormat::Json => OutputFormat::Json,
+        DiffFormat::Wptreport => OutputFormat::Wptreport,
+        DiffFormat::Markdown => OutputFormat::Markdown,
     };
     write!(out, "{}", browser::report::render(&run, format))?;
     Ok(Exit::held_if(run.passed()))
