@@ -161,6 +161,11 @@ pub enum BadInput {
     NoSubtest(String),
     #[error("--format wptreport takes one profile: a wptreport file describes one run")]
     WptreportOfSeveralProfiles,
+    /// WPT expectation metadata that cannot be read.
+    #[error(transparent)]
+    Metadata(#[from] webmcp_ref::report::metadata::MetadataError),
+    #[error("--metadata-out writes every subtest's expectation of each file: it cannot be given with --subtest")]
+    MetadataOfSomeSubtests,
     #[error("{out}: {error}")]
     ExportFolder { out: String, error: io::Error },
     #[error(transparent)]

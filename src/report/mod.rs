@@ -1,7 +1,12 @@
-//! Output: human text, JSON, and wptreport JSON (what wptrunner writes and wpt.fyi reads);
-//! [`trace`]: a subtest's step trace.
+//! Output: human text and JSON of runs, explorations and coverage; [`wpt`]: test IDs and
+//! wptreport JSON (what wptrunner writes and wpt.fyi reads); [`metadata`]: WPT expectation
+//! `.ini` files; [`trace`]: a subtest's step trace.
 
+pub mod metadata;
 pub mod trace;
+pub mod wpt;
+
+pub use wpt::{test_id, wptreport, WptRun};
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -11,22 +16,6 @@ use serde_json::json;
 use crate::engine::trace::Coverage;
 use crate::scenario::{FileResult, Status};
 use crate::webmcp::{ALGORITHMS, FULLY_COVERED};
-
-/// The test ID wptreport uses for a scenario file: its path below the mirror root, as WPT
-/// names the upstream test (`/webmcp/imperative/x.https.html`).
-pub fn test_id(path: &str) -> String {
-    let normalized = path.replace('\\', "/");
-    let below = match normalized.find("wpt-mirror/") {
-        Some(i) => &normalized[i + "wpt-mirror".len()..],
-        None => normalized.as_str(),
-    };
-    let below = below.strip_suffix(".scn").unwrap_or(below);
-    if below.starts_with('/') {
-        below.to_string()
-    } else {
-        format!("/{below}")
-    }
-}
 
 /// The command that replays a subtest with its trace.
 pub fn replay_command(
@@ -139,74 +128,6 @@ pub fn summary(results: &[FileResult]) -> Summary {
         }
     }
     s
-}
-
-/// The wptreport JSON of one profile's run.
-pub fn wptreport(
-    results: &[FileResult],
-    profile: &str,
-    differences: &[String],
-) -> serde_json::Value {
-    let tests: Vec<serde_json::Value> = results
-        .iter()
-        .map(|f| {
-            let subtests: Vec<serde_json::Value> = f
-                .subtests
-                .iter()
-                .map(|s| {
-                    let message = failure_message(f, s);
-                    json!({
-                        "name": s.name,
-                        "status": match s.status {
-                            Status::Pass => "PASS",
-                            Status::PreconditionFailed => "PRECONDITION_FAILED",
-                            Status::Fail | Status::Error => "FAIL",
-                        },
-                        "message": message,
-                        "expected": "PASS",
-                    })
-                })
-                .collect();
-            let errored = f.subtests.iter().any(|s| s.status == Status::Error);
-            json!({
-                "test": test_id(&f.path),
-                "subsuite": "",
-                "status": if errored { "ERROR" } else { "OK" },
-                "message": serde_json::Value::Null,
-                "duration": 0,
-                "subtests": subtests,
-            })
-        })
-        .collect();
-    json!({
-        "run_info": {
-            "product": "webmcp-ref",
-            "browser_version": env!("CARGO_PKG_VERSION"),
-            "profile": profile,
-            "switches": differences,
-            "os": std::env::consts::OS,
-        },
-        "results": tests,
-    })
-}
-
-fn failure_message(f: &FileResult, s: &crate::scenario::SubtestResult) -> serde_json::Value {
-    if s.status == Status::Pass {
-        return serde_json::Value::Null;
-    }
-    let mut parts: Vec<String> = s
-        .expectations
-        .iter()
-        .filter(|e| !e.passed)
-        .map(|e| {
-            format!(
-                "{}:{}: {} (expected {}, got {})",
-                f.path, e.line, e.text, e.expected, e.actual
-            )
-        })
-        .collect();
-    parts.extend(s.messages.iter().cloned());
-    json!(parts.join("\n"))
 }
 
 /// Where the outcomes of several profiles' runs of the same files differ: for each subtest, the
