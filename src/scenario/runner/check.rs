@@ -18,6 +18,12 @@ impl<'a> SubtestRun<'a> {
         expected: String,
         actual: String,
     ) {
+        self.world.mark(crate::engine::trace::Mark::Expectation {
+            index: self.expectations.len(),
+            line: action.line,
+            text: action.text.clone(),
+            passed,
+        });
         self.expectations.push(ExpectationResult {
             line: action.line,
             column: action.column,
