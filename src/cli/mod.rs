@@ -159,8 +159,12 @@ pub enum BadInput {
     },
     #[error("no subtest matches {0:?}")]
     NoSubtest(String),
+    #[error("a timeline or report shows one subtest: several of {file} match ({names}); pick one with --subtest")]
+    SeveralSubtests { file: String, names: String },
     #[error("--format wptreport takes one profile: a wptreport file describes one run")]
     WptreportOfSeveralProfiles,
+    #[error("--format html writes a folder of pages: give it with --out DIR")]
+    HtmlWithoutOut,
     /// WPT expectation metadata that cannot be read.
     #[error(transparent)]
     Metadata(#[from] webmcp_ref::report::metadata::MetadataError),

@@ -11,7 +11,20 @@ use webmcp_ref::report::{self, metadata, metadata::Metadata, WptRun};
 use webmcp_ref::scenario::{run_file, FileResult, RunOptions};
 use webmcp_ref::Schedule;
 
-use super::{load_all, BadInput, CliError, Exit, Format, Output, ProfileArgs};
+use super::{load_all, BadInput, CliError, Exit, Output, ProfileArgs};
+
+/// `--format` of `run`.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum RunFormat {
+    /// A line per file, details for each failure.
+    Human,
+    /// Every result.
+    Json,
+    /// What wptrunner writes and wpt.fyi reads (one profile).
+    Wptreport,
+    /// A folder of self-contained pages (--out): the suite, and each subtest's timeline.
+    Html,
+}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,9 +35,14 @@ pub struct Args {
     #[command(flatten)]
     profiles: ProfileArgs,
     /// human: a line per file, details for each failure, a table of where several profiles'
-    /// outcomes differ; json: every result; wptreport: what wptrunner writes (one profile).
+    /// outcomes differ; json: every result; wptreport: what wptrunner writes (one profile);
+    /// html: a suite page and each subtest's timeline under every profile, written to --out.
     #[arg(long, value_enum, default_value = "human")]
-    format: Format,
+    format: RunFormat,
+    /// The folder --format html writes into (created if missing): index.html, and a
+    /// timeline page per subtest below each file's WPT path.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
     /// Only subtests whose name contains this.
     #[arg(long)]
     subtest: Option<String>,
@@ -64,7 +82,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         .transpose()
         .map_err(BadInput::from)?;
     let built: Vec<Profile> = args.profiles.build()?;
-    if args.format == Format::Wptreport && built.len() > 1 {
+    if args.format == RunFormat::Wptreport && built.len() > 1 {
         return Err(BadInput::WptreportOfSeveralProfiles.into());
     }
     if args.metadata_out.is_some() && args.subtest.is_some() {
@@ -73,6 +91,11 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     let expectations = match &args.metadata {
         Some(dir) => Some(Metadata::read_dir(dir).map_err(BadInput::from)?),
         None => None,
+    };
+    let html_out = match (args.format, &args.out) {
+        (RunFormat::Html, Some(dir)) => Some(dir.clone()),
+        (RunFormat::Html, None) => return Err(BadInput::HtmlWithoutOut.into()),
+        _ => None,
     };
     let whole_suite = args.paths.is_empty() && args.subtest.is_none();
     let files = load_all(args.paths)?;
@@ -85,7 +108,8 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             let options = RunOptions {
                 profile: p.clone(),
                 schedule: schedule.clone(),
-                trace: false,
+                // The timelines are drawn from the trace.
+                trace: html_out.is_some(),
                 subtest: args.subtest.clone(),
             };
             let results = files
@@ -114,7 +138,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         None => runs.iter().all(|(_, r)| r.iter().all(FileResult::passed)),
     };
     match args.format {
-        Format::Human => {
+        RunFormat::Human => {
             for (_, results) in &runs {
                 write!(
                     out,
@@ -155,14 +179,25 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             }
             writeln!(out, "({:.0} ms)", elapsed.as_secs_f64() * 1000.0)?;
         }
-        Format::Json => {
+        RunFormat::Json => {
             let v: Vec<serde_json::Value> = runs
                 .iter()
                 .map(|(name, results)| serde_json::json!({"profile": name, "files": results}))
                 .collect();
             out.json(&v)?;
         }
-        Format::Wptreport => {
+        RunFormat::Html => {
+            if let Some(dir) = &html_out {
+                let written = write_html(dir, &runs, wpt_root, &args.profiles)?;
+                writeln!(
+                    out,
+                    "wrote {} ({} pages)",
+                    dir.join("index.html").display(),
+                    written
+                )?;
+            }
+        }
+        RunFormat::Wptreport => {
             let [(name, results)] = runs.as_slice() else {
                 return Err(BadInput::WptreportOfSeveralProfiles.into());
             };
@@ -183,6 +218,63 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         }
     }
     Ok(Exit::held_if(all_pass))
+}
+
+/// Writes the suite page and each subtest's timeline under `dir`; returns how many pages.
+fn write_html(
+    dir: &Path,
+    runs: &[(String, Vec<FileResult>)],
+    wpt_root: Option<&Path>,
+    profiles: &ProfileArgs,
+) -> Result<usize, CliError> {
+    let failed = |path: &Path, error: std::io::Error| BadInput::File {
+        path: path.display().to_string(),
+        error,
+    };
+    let Some((_, first)) = runs.first() else {
+        return Ok(0);
+    };
+    let ids: Vec<String> = first
+        .iter()
+        .map(|f| report::wpt::test_id_under(&f.path, wpt_root))
+        .collect();
+    let mut pages = 0;
+    for (fi, file) in first.iter().enumerate() {
+        for (si, sub) in file.subtests.iter().enumerate() {
+            let subs: Vec<(String, &webmcp_ref::scenario::SubtestResult)> = runs
+                .iter()
+                .map(|(p, files)| (p.clone(), &files[fi].subtests[si]))
+                .collect();
+            let mut replay = report::replay_command(
+                &file.path,
+                &sub.name,
+                &profiles.profile.join(","),
+                &profiles.sets,
+                &sub.schedule,
+            );
+            replay.push_str(" --format html");
+            let page = report::html::timeline_page(&file.path, &subs, &replay);
+            let path = dir.join(report::html::timeline_file(&ids[fi], si));
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| failed(parent, e))?;
+            }
+            std::fs::write(&path, page).map_err(|e| failed(&path, e))?;
+            pages += 1;
+        }
+    }
+    let command = format!(
+        "webmcp-ref run --profile {} --format html",
+        profiles.profile.join(",")
+    );
+    let index = report::html::suite_page(
+        runs,
+        &|fi, si| report::html::timeline_file(&ids[fi], si),
+        &command,
+    );
+    std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
+    let path = dir.join("index.html");
+    std::fs::write(&path, index).map_err(|e| failed(&path, e))?;
+    Ok(pages + 1)
 }
 
 /// Writes (or removes) each file's `.ini` under `dir`.
