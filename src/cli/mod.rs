@@ -6,6 +6,7 @@ pub mod coverage;
 pub mod diff_browser;
 pub mod explore;
 pub mod export_wpt;
+pub mod findings;
 pub mod profiles;
 pub mod run;
 pub mod serve;
@@ -66,6 +67,10 @@ enum Command {
     /// compare every subtest's result and log with the engine's under a profile. Exit 0 only
     /// when every disagreement is a listed known difference and no listed one is stale.
     DiffBrowser(diff_browser::Args),
+    /// Write the Markdown report of each finding listed in docs/findings/findings.txt (the
+    /// README's "What running the text shows") beside the list, or check that they are
+    /// current (--check).
+    Findings(findings::Args),
 }
 
 /// Parses the command line, runs the command, and says how it went.
@@ -90,6 +95,7 @@ pub fn main() -> ExitCode {
         Command::SpecCheck(args) => spec_check::run(args, &mut out),
         Command::ExportWpt(args) => export_wpt::run(args, &mut out),
         Command::DiffBrowser(args) => diff_browser::run(args, &mut out),
+        Command::Findings(args) => findings::run(args, &mut out),
     };
     match done.and_then(|exit| out.flush().map(|()| exit).map_err(CliError::Output)) {
         Ok(exit) => ExitCode::from(exit.code()),
@@ -165,6 +171,12 @@ pub enum BadInput {
     WptreportOfSeveralProfiles,
     #[error("--format html writes a folder of pages: give it with --out DIR")]
     HtmlWithoutOut,
+    #[error("{path}:{line}: {message}")]
+    FindingsList {
+        path: String,
+        line: usize,
+        message: String,
+    },
     /// WPT expectation metadata that cannot be read.
     #[error(transparent)]
     Metadata(#[from] webmcp_ref::report::metadata::MetadataError),

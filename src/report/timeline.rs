@@ -117,10 +117,18 @@ fn summarize_steps(steps: &[(&str, &str)]) -> Vec<String> {
         }
     }
     out.into_iter()
-        .map(|(alg, steps)| match steps.as_slice() {
-            [one] => format!("{alg} step {one}"),
-            [first, .., last] => format!("{alg} steps {first}-{last}"),
-            [] => alg,
+        .map(|(alg, steps)| {
+            // "the unloading document cleanup steps 2.1-2.3", not "... steps steps".
+            let (one, many) = if alg.ends_with(" steps") {
+                ("", "")
+            } else {
+                (" step", " steps")
+            };
+            match steps.as_slice() {
+                [only] => format!("{alg}{one} {only}"),
+                [first, .., last] => format!("{alg}{many} {first}-{last}"),
+                [] => alg,
+            }
         })
         .collect()
 }
