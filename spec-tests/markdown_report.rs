@@ -201,7 +201,10 @@ fn assert_diagram_matches_trace(sub: &SubtestResult, diagram: &Diagram) {
                 units.push((*unit, place.kind.label(), what.clone(), from, lane.clone()));
                 began.push((place.seq, lane));
             }
-            TraceEntry::Harness { seq, .. } => began.push((*seq, "harness".into())),
+            // An action of a unit's own script is the unit's.
+            TraceEntry::Harness {
+                seq, within: false, ..
+            } => began.push((*seq, "harness".into())),
             // A document's event loop is a lane even when none of its units ran.
             TraceEntry::Mark {
                 mark: Mark::Document { event_loop, .. },

@@ -77,6 +77,10 @@ pub enum TraceEntry {
         /// comes after it (not part of the trace's text).
         #[serde(skip)]
         seq: u64,
+        /// Done by the script of the unit that is running (`remove child` in a task), not
+        /// between units (not part of the trace's text).
+        #[serde(skip)]
+        within: bool,
     },
     /// A `log` statement of the scenario's script.
     Log { unit: u64, time: u64, text: String },

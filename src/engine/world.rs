@@ -320,6 +320,7 @@ impl Host for World {
                 time: self.host.now,
                 what,
                 seq: self.host.seq,
+                within: !matches!(self.host.running, crate::host::Running::Harness),
             });
             // What the action did before it was noted (an observation asked for) is the
             // action's; what it does after is noted at the next entry.

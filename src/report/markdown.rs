@@ -11,7 +11,7 @@
 
 use std::fmt::Write as _;
 
-use super::timeline::Timeline;
+use super::timeline::{Item, Timeline};
 use crate::engine::trace::Lane;
 use crate::scenario::SubtestResult;
 
@@ -153,9 +153,24 @@ pub fn sequence_diagram(t: &Timeline) -> String {
             if !u.steps.is_empty() {
                 let _ = writeln!(out, "    Note over {lane}: {}", text(&u.steps.join(", ")));
             }
-        } else if !u.what.is_empty() {
-            for action in u.what.split("; ") {
-                let _ = writeln!(out, "    Note over {lane}: {}", text(action));
+        }
+        for item in &u.items {
+            match item {
+                Item::Action(action) => {
+                    let _ = writeln!(out, "    Note over {lane}: {}", text(action));
+                }
+                Item::Check(i) => {
+                    if let Some(c) = t.checks.get(*i) {
+                        let _ = writeln!(
+                            out,
+                            "    Note over {}: line {} {} {}",
+                            ids[0],
+                            c.line,
+                            if c.passed { "holds:" } else { "FAILS:" },
+                            text(&c.text)
+                        );
+                    }
+                }
             }
         }
         for d in &t.documents {
@@ -195,16 +210,6 @@ pub fn sequence_diagram(t: &Timeline) -> String {
         }
         for (_, f) in t.findings.iter().filter(|(slot, _)| *slot == u.slot) {
             let _ = writeln!(out, "    Note over {lane}: FINDING {}", text(f));
-        }
-        for c in t.checks.iter().filter(|c| c.slot == u.slot) {
-            let _ = writeln!(
-                out,
-                "    Note over {}: line {} {} {}",
-                ids[0],
-                c.line,
-                if c.passed { "holds:" } else { "FAILS:" },
-                text(&c.text)
-            );
         }
     }
     out

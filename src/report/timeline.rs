@@ -12,6 +12,15 @@ use std::collections::BTreeMap;
 use crate::engine::trace::{ChoiceNote, Lane, Mark, TraceEntry};
 use crate::scenario::SubtestResult;
 
+/// What a box holds besides its steps, in the order it happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// An action of the harness (between units), or of the unit's script (`remove child`).
+    Action(String),
+    /// An expectation checked: its index in [`Timeline::checks`].
+    Check(usize),
+}
+
 /// A box: a unit of work, or the harness's actions between two units.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unit {
@@ -33,6 +42,8 @@ pub struct Unit {
     pub choice: Option<ChoiceNote>,
     /// It had a finding (a failed assertion of the text, a step that cannot be carried out).
     pub finding: bool,
+    /// The actions and checks in it, in order.
+    pub items: Vec<Item>,
 }
 
 /// A stretch of slots over which a document's tools-ready (and whether it was fully active)
@@ -194,6 +205,7 @@ impl Builder {
             cause: None,
             choice: None,
             finding: false,
+            items: Vec::new(),
         });
         let b = self.t.units.len() - 1;
         self.current = Some(b);
@@ -353,6 +365,7 @@ impl Builder {
                     "check line {line}: {text}: {}",
                     if *passed { "holds" } else { "FAILS" }
                 ));
+                self.t.units[b].items.push(Item::Check(self.t.checks.len()));
                 self.t.checks.push(Check {
                     slot,
                     line: *line,
@@ -442,11 +455,20 @@ impl Timeline {
                         cause,
                         choice: choice.clone(),
                         finding: false,
+                        items: Vec::new(),
                     });
                     let i = b.t.units.len() - 1;
                     b.seqs.push((place.seq, i));
                     b.current = Some(i);
                     b.current_is_harness = false;
+                }
+                TraceEntry::Harness {
+                    what, within: true, ..
+                } if b.current.is_some() && !b.current_is_harness => {
+                    if let Some(c) = b.current {
+                        b.t.units[c].items.push(Item::Action(what.clone()));
+                    }
+                    b.push_line(e.to_string());
                 }
                 TraceEntry::Harness {
                     time, what, seq, ..
@@ -460,6 +482,7 @@ impl Timeline {
                         unit.what = format!("{}; {what}", unit.what);
                     }
                     unit.lines.push(e.to_string());
+                    unit.items.push(Item::Action(what.clone()));
                     if b.seqs.last().is_none_or(|(_, last)| *last != i) {
                         b.seqs.push((*seq, i));
                     }
