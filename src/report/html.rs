@@ -23,9 +23,9 @@ use crate::engine::trace::Lane;
 use crate::explore::Exploration;
 use crate::scenario::{FileResult, Status, SubtestResult};
 
-const TITLE_W: u32 = 260;
-const SLOT_W: u32 = 150;
-const JUMP_W: u32 = 46;
+const TITLE_W: u32 = 220;
+const SLOT_W: u32 = 136;
+const JUMP_W: u32 = 40;
 const AXIS_H: u32 = 30;
 const LANE_H: u32 = 64;
 const BAND_H: u32 = 22;
@@ -67,8 +67,10 @@ section.timeline > h2 .status { font-size: 12px; padding: 1px 6px; border-radius
 .canvas { position: relative; }
 .row { position: absolute; left: 0; border-top: 1px solid #eee; }
 .row.lane { border-top: 1px solid #cfcfcf; }
-.row-title { position: absolute; left: 0; top: 0; width: 260px; height: 100%; padding: 4px 8px; background: #f4f4f6; border-right: 1px solid #ddd; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; z-index: 2; }
+.row-title { position: absolute; left: 0; top: 0; width: 220px; height: 100%; padding: 4px 8px; background: #f4f4f6; border-right: 1px solid #ddd; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; z-index: 2; }
 .row.lane .row-title { font-weight: 600; }
+.row-title .lane-kind { font-size: 10px; font-weight: 400; color: #666; text-transform: uppercase; letter-spacing: .04em; }
+.row-title .lane-name { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .row.band .row-title, .row.spans .row-title, .row.checks .row-title { color: #555; padding-left: 22px; font-size: 12px; }
 .axis { position: absolute; top: 0; height: 30px; font-size: 11px; color: #444; }
 .tick { position: absolute; top: 8px; white-space: nowrap; }
@@ -159,6 +161,9 @@ const SCRIPT: &str = r#"
       settles: count('.settle'),
       causes: count('svg.causes path'),
       differs: count('.differs'),
+      // What a window must be to show every timeline whole.
+      width: Math.max(document.documentElement.scrollWidth, ...Array.from(document.querySelectorAll('.canvas')).map(c => c.offsetWidth + 44)),
+      height: document.documentElement.scrollHeight,
       problems: problems,
     };
     const pre = document.createElement('pre');
@@ -202,10 +207,11 @@ fn axis(t: &Timeline) -> Axis {
         x.push(at);
         at += SLOT_W;
     }
+    // Room after the last column for the labels that run past it (expectations, outcomes).
     Axis {
         x,
         jumps,
-        width: at + 8,
+        width: at + SLOT_W,
     }
 }
 
@@ -254,11 +260,19 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
                attrs: &str,
                title: &str,
                inner: &str| {
+        // A lane's title: what kind of lane, small, above its name.
+        let shown = match title.split_once(": ").filter(|_| class.starts_with("lane")) {
+            Some((kind, name)) => format!(
+                "<div class=\"lane-kind\">{}</div><div class=\"lane-name\">{}</div>",
+                escape(kind),
+                escape(name)
+            ),
+            None => escape(title),
+        };
         let _ = write!(
             rows,
-            "<div class=\"row {class}\" style=\"top:{y}px;height:{h}px;width:{}px\"{attrs}><div class=\"row-title\" title=\"{}\">{}</div>{inner}</div>\n",
+            "<div class=\"row {class}\" style=\"top:{y}px;height:{h}px;width:{}px\"{attrs}><div class=\"row-title\" title=\"{}\">{shown}</div>{inner}</div>\n",
             ax.width,
-            escape(title),
             escape(title)
         );
     };
@@ -289,13 +303,18 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
             );
         }
         lane_y.insert(li, y);
+        let heading = match lane {
+            Lane::EventLoop(l) => format!("event loop: {l}"),
+            Lane::ParallelQueue(q) => format!("parallel queue: {q}"),
+            other => other.title(),
+        };
         row(
             &mut rows,
             &format!("lane {}", lane_class(lane)),
             y,
             LANE_H,
             &format!(" data-lane=\"{}\"", escape(&lane.title())),
-            &lane.title(),
+            &heading,
             &inner,
         );
         y += LANE_H;
