@@ -10,6 +10,9 @@ use super::{build_profile, load_all, BadInput, CliError, Exit, Format, Output};
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// Scenario files (`.scn`) or folders to run in the browser, every `.scn` file below a
+    /// folder (default: the bundled wpt-mirror/).
+    #[arg(value_name = "PATHS")]
     paths: Vec<PathBuf>,
     /// The browser to run.
     #[arg(long, default_value = "/usr/bin/chromium")]
@@ -17,6 +20,7 @@ pub struct Args {
     /// The engine's profile to compare with (and whose expectations the tests assert).
     #[arg(long, default_value = "chromium")]
     profile: String,
+    /// Override one switch of the profile: `--set gettools-waits=yes`. Repeatable.
     #[arg(long = "set", value_name = "SWITCH=VALUE")]
     sets: Vec<String>,
     /// The checked-in known differences (default: browser-diff/known-differences.txt).

@@ -41,14 +41,17 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run scenario files or folders (default: the bundled wpt-mirror/).
+    /// Run scenario files or folders (default: the bundled wpt-mirror/), and report what held:
+    /// as text, JSON, wptreport, or HTML pages with each subtest's timeline; write or check
+    /// WPT expectation metadata (.ini).
     Run(run::Args),
-    /// Print the step trace of a scenario's subtests, with the schedule that produced it.
+    /// Print the step trace of a scenario's subtests, with the schedule that produced it; or
+    /// one subtest's timeline (HTML) or a report of it for a spec issue (Markdown).
     Trace(trace::Args),
     /// Which (algorithm, step) pairs the scenarios reach, and which they never do.
     Coverage(coverage::Args),
     /// Run every schedule the spec permits at the choice points, and check every expectation
-    /// (and the invariants) on each.
+    /// (and the invariants) on each; each distinct outcome with the token that replays it.
     Explore(explore::Args),
     /// Serve a subtest's simulated pages to agents over MCP on stdin/stdout: the tools
     /// webmcp_observe, webmcp_call and webmcp_wait_for, and every page tool as FRAME.TOOL.
@@ -342,4 +345,31 @@ pub fn load_all(paths: Vec<PathBuf>) -> Result<Vec<ScenarioFile>, BadInput> {
 /// A scenario file given on the command line.
 pub fn load_one(path: &std::path::Path) -> Result<ScenarioFile, BadInput> {
     load(path).map_err(|e| BadInput::Scenarios(vec![e]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// `--help` describes every argument of every subcommand.
+    #[test]
+    fn every_argument_of_every_subcommand_is_described() {
+        let mut missing = Vec::new();
+        for sub in Cli::command().get_subcommands() {
+            if sub.get_about().is_none() {
+                missing.push(sub.get_name().to_string());
+            }
+            for arg in sub.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{} {id}", sub.get_name()));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "undescribed: {missing:?}");
+    }
 }

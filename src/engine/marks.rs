@@ -94,14 +94,14 @@ impl World {
             .map(|(k, w)| (k, w.outcome.is_some()))
             .collect();
         for &(k, ended) in &waits {
-            if !seen.waits.contains_key(&k) {
+            if let std::collections::btree_map::Entry::Vacant(e) = seen.waits.entry(k) {
+                e.insert(false);
                 let w = &self.webmcp.waiters[k];
                 marks.push(Mark::WaitBegan {
                     wait: id_of(k),
                     document: self.label(w.captured),
                     caller: self.host.parallel_queues[w.queue].label.clone(),
                 });
-                seen.waits.insert(k, false);
             }
             if ended && seen.waits.insert(k, true) == Some(false) {
                 let outcome = self.webmcp.waiters[k]

@@ -269,9 +269,9 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
             ),
             None => escape(title),
         };
-        let _ = write!(
+        let _ = writeln!(
             rows,
-            "<div class=\"row {class}\" style=\"top:{y}px;height:{h}px;width:{}px\"{attrs}><div class=\"row-title\" title=\"{}\">{shown}</div>{inner}</div>\n",
+            "<div class=\"row {class}\" style=\"top:{y}px;height:{h}px;width:{}px\"{attrs}><div class=\"row-title\" title=\"{}\">{shown}</div>{inner}</div>",
             ax.width,
             escape(title)
         );
@@ -606,9 +606,9 @@ pub fn timeline_page(path: &str, runs: &[(String, &SubtestResult)], replay: &str
         .map(|t| t.units.iter().map(|u| t.unit_key(u)).collect())
         .collect();
     let mut body = String::new();
-    let _ = write!(
+    let _ = writeln!(
         body,
-        "<header class=\"page\"><h1>{}</h1><div class=\"sub\"><span class=\"mono\">{}</span> · line {} · replay: <code>{}</code></div></header>\n",
+        "<header class=\"page\"><h1>{}</h1><div class=\"sub\"><span class=\"mono\">{}</span> · line {} · replay: <code>{}</code></div></header>",
         escape(&first.name),
         escape(path),
         first.line,
@@ -659,9 +659,9 @@ pub fn suite_page(
     command: &str,
 ) -> String {
     let mut body = String::new();
-    let _ = write!(
+    let _ = writeln!(
         body,
-        "<header class=\"page\"><h1>webmcp-ref run</h1><div class=\"sub\"><code>{}</code></div></header>\n",
+        "<header class=\"page\"><h1>webmcp-ref run</h1><div class=\"sub\"><code>{}</code></div></header>",
         escape(command)
     );
     for (name, results) in runs {
@@ -710,9 +710,9 @@ pub fn suite_page(
 /// The outcomes of explorations, each with the token that replays it.
 pub fn explore_page(results: &[Exploration], sets: &[String], command: &str) -> String {
     let mut body = String::new();
-    let _ = write!(
+    let _ = writeln!(
         body,
-        "<header class=\"page\"><h1>webmcp-ref explore</h1><div class=\"sub\"><code>{}</code></div></header>\n",
+        "<header class=\"page\"><h1>webmcp-ref explore</h1><div class=\"sub\"><code>{}</code></div></header>",
         escape(command)
     );
     for e in results {
@@ -736,7 +736,7 @@ pub fn explore_page(results: &[Exploration], sets: &[String], command: &str) -> 
             escape(&e.profile)
         );
         if let Some(why) = &e.not_run {
-            let _ = write!(body, "<div>{}</div></div>\n", escape(why));
+            let _ = writeln!(body, "<div>{}</div></div>", escape(why));
             continue;
         }
         let _ = write!(

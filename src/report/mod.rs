@@ -191,8 +191,9 @@ pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
             for (k, vals) in rows {
                 let _ = write!(out, "    {k:key_width$}");
                 for v in vals {
-                    let v = if v.len() > col_width {
-                        format!("{}…", &v[..v.floor_char_boundary(col_width - 1)])
+                    let v = if v.chars().count() > col_width {
+                        let cut: String = v.chars().take(col_width - 1).collect();
+                        format!("{cut}…")
                     } else {
                         v.to_string()
                     };
