@@ -332,7 +332,8 @@ pub fn exploration_differences(results: &[crate::explore::Exploration]) -> Strin
         let cell = |e: Option<&crate::explore::Exploration>, key: &str| -> String {
             let Some(e) = e else { return "-".into() };
             if e.not_run.is_some() {
-                return "not run".into();
+                // Said once, on the verdict's row; its values are not compared.
+                return if key == "verdict" { "not run" } else { "" }.into();
             }
             if key == "verdict" {
                 return if !e.complete {
@@ -373,7 +374,15 @@ pub fn exploration_differences(results: &[crate::explore::Exploration]) -> Strin
         let rows: Vec<(&str, Vec<String>)> = keys
             .into_iter()
             .map(|k| (k, per.iter().map(|e| cell(*e, k)).collect::<Vec<_>>()))
-            .filter(|(_, vals)| vals.windows(2).any(|w| w[0] != w[1]))
+            .filter(|(k, vals)| {
+                let ran: Vec<&String> = vals
+                    .iter()
+                    .zip(&per)
+                    .filter(|(_, e)| *k == "verdict" || e.is_some_and(|e| e.not_run.is_none()))
+                    .map(|(v, _)| v)
+                    .collect();
+                ran.windows(2).any(|w| w[0] != w[1])
+            })
             .collect();
         if rows.is_empty() {
             continue;
