@@ -183,3 +183,108 @@ fn a_closed_stdout_ends_the_output_quietly_with_the_runs_exit_status() {
         assert_eq!(err, "", "{args:?}");
     }
 }
+
+/// A child frame's task races the agent's observation: on one schedule the observation is made
+/// at once, on the other it waits for the settle at 100 ms.
+const RACE: &str = "title: t\nrequires: readiness-api=pr373\nsubtest \"s\"\n  page top https://a.test/\n  frame child in top https://b.test/w.html allow=\"tools *\"\n  promise p in child\n  task in child:\n    child.waitForToolsUntil(p)\n    after 100ms: resolve p\n  observe top as o\n  run\n  expect o => ready after 100ms\n  expect sometimes o => navigated\n  expect child.toolsReady == true\n";
+
+#[test]
+fn explore_says_on_how_many_schedules_each_expectation_held_and_where_profiles_differ() {
+    let path = scratch("race.scn", RACE);
+    let (code, out, _) = webmcp_ref(&["explore", &path, "--profile", "spec,text"]);
+    assert_eq!(code, 1, "{out}");
+    // An expectation that held on one schedule of two does not fail "on every schedule".
+    assert!(
+        out.contains(&format!(
+            "FAILS on 1 of 2 schedules (held on 1): {path}:12: expect o => ready after 100ms"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "FAILS: held on no schedule (0 of 2): {path}:13: expect sometimes o => navigated"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("holds on every schedule (2 of 2): line 14: expect child.toolsReady == true"),
+        "{out}"
+    );
+    assert!(!out.contains("FAILS on every schedule"), "{out}");
+    // The table across profiles, as `run` has.
+    assert!(out.contains("Where the outcomes differ (spec | text"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("verdict") && l.contains("FAIL") && l.contains("not run")),
+        "{out}"
+    );
+}
+
+#[test]
+fn explore_html_shows_each_outcome_with_its_replay_token() {
+    let path = scratch("race-html.scn", RACE);
+    let (_, out, _) = webmcp_ref(&["explore", &path, "--format", "html"]);
+    assert!(out.starts_with("<!DOCTYPE html>"), "{out}");
+    assert_eq!(out.matches("class=\"outcome-row\"").count(), 2, "{out}");
+    assert!(out.contains("<td class=\"mono token\">0:1</td>"), "{out}");
+    assert!(out.contains("--schedule 0:1 --format html"), "{out}");
+    assert!(!out.contains("<script src") && !out.contains("<link"), "self-contained");
+}
+
+#[test]
+fn trace_html_and_markdown_show_one_subtest_and_say_which_when_several_match() {
+    let path = scratch(
+        "two-subtests.scn",
+        "title: t\nsubtest \"one\"\n  page top https://a.test/\n  expect top.toolsReady == true\nsubtest \"two\"\n  page top https://a.test/\n  expect top.toolsReady == true\n",
+    );
+    let (code, _, err) = webmcp_ref(&["trace", &path, "--format", "html"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("several of") && err.contains("\"one\", \"two\""), "{err}");
+    let (code, out, _) = webmcp_ref(&["trace", &path, "--subtest", "two", "--format", "html", "--profile", "spec,chromium-pr373"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.matches("<section class=\"timeline\"").count(), 2);
+    assert!(out.contains("data-lane=\"harness\""), "{out}");
+    let (code, out, _) = webmcp_ref(&["trace", &path, "--subtest", "two", "--format", "markdown"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("# two\n"), "{out}");
+    assert!(out.contains("```mermaid\nsequenceDiagram\n"), "{out}");
+    // The human and JSON-lines traces print no timeline marks.
+    let (_, human, _) = webmcp_ref(&["trace", &path, "--subtest", "two"]);
+    assert!(!human.contains("tools-ready of") && !human.contains("line 7: expect"), "{human}");
+    let (_, jsonl, _) = webmcp_ref(&["trace", &path, "--subtest", "two", "--format", "jsonl"]);
+    assert!(!jsonl.contains("\"kind\":\"mark\""), "{jsonl}");
+}
+
+#[test]
+fn run_html_writes_a_suite_page_linking_each_subtests_timeline() {
+    let (code, _, err) = webmcp_ref(&["run", "--format", "html"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--out DIR"), "{err}");
+    let dir = std::env::temp_dir().join(format!("webmcp-ref-cli-{}-html", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.display().to_string();
+    let (code, out, err) = webmcp_ref(&[
+        "run",
+        "wpt-mirror/webmcp/readiness/child-frames.https.html.scn",
+        "--profile",
+        "spec,chromium-pr373",
+        "--format",
+        "html",
+        "--out",
+        &d,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("index.html"), "{out}");
+    let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    let links: Vec<&str> = index
+        .split("<a href=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    assert_eq!(links.len(), 8, "one per subtest");
+    for l in links {
+        assert!(l.starts_with("webmcp/readiness/child-frames.https.html/"), "{l}");
+        let page = std::fs::read_to_string(dir.join(l)).unwrap();
+        assert_eq!(page.matches("<section class=\"timeline\"").count(), 2, "{l}");
+    }
+}

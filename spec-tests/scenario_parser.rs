@@ -240,7 +240,10 @@ fn a_requirement_the_profile_does_not_meet_is_precondition_failed() {
     );
     // It does not count as a failure, and wptreport names it as testharness.js does.
     assert!(text.passed());
-    let report = webmcp_ref::report::wptreport(&[text], "text", &[]);
+    let report = webmcp_ref::report::wptreport(
+        &[text],
+        &webmcp_ref::report::WptRun::of_profile("text", &[]),
+    );
     assert_eq!(
         report["results"][0]["subtests"][0]["status"],
         "PRECONDITION_FAILED"

@@ -6,6 +6,13 @@ use std::process::Command;
 
 use webmcp_ref::speccheck::{digest, engine_tables, Origin, StepNumber};
 
+/// The revision a wptreport names is the commit the committed digest was made from.
+#[test]
+fn the_reported_revision_is_the_digests_source() {
+    let digest = digest().expect("the committed digest parses");
+    assert_eq!(digest.source, webmcp_ref::webmcp::TEXT_COMMIT);
+}
+
 /// Every algorithm the engine marks as the text's lists exactly the steps the digest of that
 /// text has, in its order; every algorithm of the digest is run or named as not run.
 #[test]

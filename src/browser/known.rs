@@ -84,7 +84,9 @@ impl std::str::FromStr for Rate {
     /// `3 of 10 runs` (or `3 of 10`).
     fn from_str(s: &str) -> Result<Rate, String> {
         let bad = || {
-            format!("`{s}`: expected the measured rate, as `3 of 10 runs` (diff-browser --repeat 10)")
+            format!(
+                "`{s}`: expected the measured rate, as `3 of 10 runs` (diff-browser --repeat 10)"
+            )
         };
         let words: Vec<&str> = s.split_whitespace().collect();
         let (seen, runs) = match words[..] {
@@ -216,14 +218,12 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<KnownDifference>, KnownError>
             }
             continue;
         }
-        let (key, value) = trimmed
-            .split_once(':')
-            .ok_or_else(|| {
-                err(
-                    n,
-                    "expected `right:`, `why:`, `message:`, `step:` or `intermittent:`".into(),
-                )
-            })?;
+        let (key, value) = trimmed.split_once(':').ok_or_else(|| {
+            err(
+                n,
+                "expected `right:`, `why:`, `message:`, `step:` or `intermittent:`".into(),
+            )
+        })?;
         let value = value.trim().to_string();
         match key.trim() {
             "right" => {
@@ -264,8 +264,8 @@ pub fn parse(path: &str, text: &str) -> Result<Vec<KnownDifference>, KnownError>
                 return Err(err(
                     n,
                     format!(
-                        "unknown field `{other}`: expected right, why, message, step or intermittent"
-                    ),
+                    "unknown field `{other}`: expected right, why, message, step or intermittent"
+                ),
                 ))
             }
         }
@@ -347,9 +347,21 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("listed already at line 1"), "{e}");
-        let e = parse("k.txt", "[a :: x]\nright: engine\nwhy: w\nintermittent: yes\n").unwrap_err();
-        assert!(e.to_string().starts_with("k.txt:4: intermittent: `yes`: expected the measured rate"), "{e}");
-        let e = parse("k.txt", "[a :: x]\nright: engine\nwhy: w\nintermittent: 0 of 5\n").unwrap_err();
+        let e = parse(
+            "k.txt",
+            "[a :: x]\nright: engine\nwhy: w\nintermittent: yes\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("k.txt:4: intermittent: `yes`: expected the measured rate"),
+            "{e}"
+        );
+        let e = parse(
+            "k.txt",
+            "[a :: x]\nright: engine\nwhy: w\nintermittent: 0 of 5\n",
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("at least one run"), "{e}");
     }
 }

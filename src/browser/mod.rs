@@ -77,7 +77,10 @@ pub enum DiffError {
 /// How output is rendered.
 #[derive(Clone, Copy, Debug)]
 pub enum OutputFormat {
-    Human { verbose: bool, suggest: bool },
+    Human {
+        verbose: bool,
+        suggest: bool,
+    },
     Json,
     Wptreport,
     /// The disagreements as a Markdown table, with each one's step and reason.
@@ -286,9 +289,12 @@ pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<Dif
         let mut runs = Vec::with_capacity(repeat);
         for _ in 0..repeat {
             let file_started = Instant::now();
-            let (harness, message, page) = run_in_browser(export, options, &server, &scratch, &receiver);
+            let (harness, message, page) =
+                run_in_browser(export, options, &server, &scratch, &receiver);
             let seconds = file_started.elapsed().as_secs_f64();
-            runs.push(compare_file(export, &engine, harness, message, page, seconds));
+            runs.push(compare_file(
+                export, &engine, harness, message, page, seconds,
+            ));
         }
         let diff = merge_runs(runs);
         if options.progress {
@@ -484,16 +490,19 @@ fn compare_file(
 ) -> FileDiff {
     let mut subtests = Vec::new();
     for sub in &export.subtests {
-        let (engine_side, permitted) = engine.get(&(sub.name.clone(), sub.line)).cloned().unwrap_or((
-            EngineSide {
-                status: "ERROR".into(),
-                log: Vec::new(),
-                messages: vec!["the engine has no result for this subtest".into()],
-                permitted_logs: 0,
-                expectations: Vec::new(),
-            },
-            BTreeSet::new(),
-        ));
+        let (engine_side, permitted) = engine
+            .get(&(sub.name.clone(), sub.line))
+            .cloned()
+            .unwrap_or((
+                EngineSide {
+                    status: "ERROR".into(),
+                    log: Vec::new(),
+                    messages: vec!["the engine has no result for this subtest".into()],
+                    permitted_logs: 0,
+                    expectations: Vec::new(),
+                },
+                BTreeSet::new(),
+            ));
         let browser = sub.exported_name.as_ref().map(|name| {
             let test = page
                 .as_ref()

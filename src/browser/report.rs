@@ -121,7 +121,7 @@ fn markdown(run: &DiffRun) -> String {
             cell(&s.name),
             s.line,
             cell(&step),
-            cell(&what).replace("\\|", "\\|"),
+            cell(&what),
             rate,
             cell(&why)
         );

@@ -13,12 +13,17 @@ use super::{build_profile, load_all, CliError, Exit, Output, SimpleFormat};
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// Scenario files (`.scn`) or folders whose coverage to take, every `.scn` file below a
+    /// folder (default: the bundled wpt-mirror/).
+    #[arg(value_name = "PATHS")]
     paths: Vec<PathBuf>,
-    /// Profiles to run (default: every named profile).
+    /// Profiles to run, comma-separated (default: every named profile).
     #[arg(long, value_delimiter = ',')]
     profile: Vec<String>,
+    /// Override one switch of every profile run: `--set gettools-waits=yes`. Repeatable.
     #[arg(long = "set", value_name = "SWITCH=VALUE")]
     sets: Vec<String>,
+    /// human: each algorithm's steps reached and never reached; json: the same, per step.
     #[arg(long, value_enum, default_value = "human")]
     format: SimpleFormat,
     /// Exit 1 unless every step of the readiness algorithms, registerTool and unregister

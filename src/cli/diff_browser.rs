@@ -11,7 +11,9 @@ use super::{build_profile, load_all, BadInput, CliError, Exit, Output};
 /// `--format` of diff-browser.
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
 pub enum DiffFormat {
+    /// A table of every subtest, then each disagreement with both sides' reads and logs.
     Human,
+    /// Every subtest's verdict, reads and logs, as one JSON document.
     Json,
     /// The browser's results, as wptrunner writes them.
     Wptreport,
@@ -22,6 +24,9 @@ pub enum DiffFormat {
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// Scenario files (`.scn`) or folders to run in the browser, every `.scn` file below a
+    /// folder (default: the bundled wpt-mirror/).
+    #[arg(value_name = "PATHS")]
     paths: Vec<PathBuf>,
     /// The browser to run.
     #[arg(long, default_value = "/usr/bin/chromium")]
@@ -29,11 +34,13 @@ pub struct Args {
     /// The engine's profile to compare with (and whose expectations the tests assert).
     #[arg(long, default_value = "chromium-156")]
     profile: String,
+    /// Override one switch of the profile: `--set gettools-waits=yes`. Repeatable.
     #[arg(long = "set", value_name = "SWITCH=VALUE")]
     sets: Vec<String>,
     /// The checked-in known differences (default: browser-diff/PROFILE.txt).
     #[arg(long)]
     known: Option<PathBuf>,
+    /// How the report is written: for people, as JSON, as a wptreport, or as a Markdown table.
     #[arg(long, value_enum, default_value = "human")]
     format: DiffFormat,
     /// Run each file this many times in the browser: a difference that shows in some runs

@@ -10,13 +10,28 @@ use webmcp_ref::engine::profile::Profile;
 use webmcp_ref::explore::{explore_all, ExploreOptions, Progress};
 use webmcp_ref::report;
 
-use super::{load_all, BadInput, CliError, Exit, Output, ProfileArgs, SimpleFormat};
+use super::{load_all, BadInput, CliError, Exit, Output, ProfileArgs};
+
+/// `--format` of `explore`.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum ExploreFormat {
+    /// Each subtest's outcomes, verdicts and counterexamples.
+    Human,
+    /// Every exploration.
+    Json,
+    /// One self-contained page: each outcome with its replay token.
+    Html,
+}
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// Scenario files (`.scn`) or folders to explore, every `.scn` file below a folder
+    /// (default: the bundled wpt-mirror/).
+    #[arg(value_name = "PATHS")]
     paths: Vec<PathBuf>,
     #[command(flatten)]
     profiles: ProfileArgs,
+    /// Only subtests whose name contains this.
     #[arg(long)]
     subtest: Option<String>,
     /// Stop after this many schedules have been run to their end.
@@ -31,8 +46,11 @@ pub struct Args {
     /// Worker threads (default: the machine's cores); results do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
+    /// human: each subtest's outcomes and verdicts, and with several profiles a table of where
+    /// they differ; json: every exploration; html: a page of the outcomes and their replay
+    /// tokens.
     #[arg(long, value_enum, default_value = "human")]
-    format: SimpleFormat,
+    format: ExploreFormat,
 }
 
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
@@ -89,12 +107,20 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     });
     let elapsed = started.elapsed();
     match args.format {
-        SimpleFormat::Human => {
+        ExploreFormat::Human => {
             write!(
                 out,
                 "{}",
                 report::explorations_human(&results, &args.profiles.sets)
             )?;
+            if built.len() > 1 {
+                writeln!(
+                    out,
+                    "\nWhere the outcomes differ ({}; each cell lists the values some schedule reaches):",
+                    built.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(" | ")
+                )?;
+                write!(out, "{}", report::exploration_differences(&results))?;
+            }
             let states: u64 = results.iter().map(|e| e.states).sum();
             let schedules: u128 = results.iter().map(|e| e.schedules).sum();
             let failed = results.iter().filter(|e| e.complete && !e.passed()).count();
@@ -109,7 +135,18 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
                 elapsed.as_secs_f64()
             )?;
         }
-        SimpleFormat::Json => out.json(&results)?,
+        ExploreFormat::Json => out.json(&results)?,
+        ExploreFormat::Html => {
+            let command = format!(
+                "webmcp-ref explore --profile {} --format html",
+                args.profiles.profile.join(",")
+            );
+            write!(
+                out,
+                "{}",
+                report::html::explore_page(&results, &args.profiles.sets, &command)
+            )?;
+        }
     }
     if results.iter().any(|e| !e.complete) {
         return Ok(Exit::Budget);

@@ -5,21 +5,29 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use webmcp_ref::browser::report::export_summary;
-use webmcp_ref::export::{export_file, write_tree, ExportedFile};
+use webmcp_ref::export::{export_file_under, write_tree, ExportedFile};
 
 use super::{build_profile, load_all, BadInput, CliError, Exit, Output, SimpleFormat};
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// Scenario files (`.scn`) or folders to export (default: the bundled wpt-mirror/).
+    #[arg(value_name = "PATHS")]
     paths: Vec<PathBuf>,
-    /// The folder to write into (created if missing).
-    #[arg(long)]
+    /// The folder to write into (created if missing): each test at its WPT path below it.
+    #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// The profile whose expectations the tests assert.
     #[arg(long, default_value = "spec")]
     profile: String,
+    /// Override one switch of the profile: `--set gettools-waits=yes`. Repeatable.
     #[arg(long = "set", value_name = "SWITCH=VALUE")]
     sets: Vec<String>,
+    /// The folder WPT paths are relative to: a WPT checkout's root (default: the nearest
+    /// folder above each file that holds a webmcp/ folder).
+    #[arg(long, value_name = "DIR")]
+    wpt_root: Option<PathBuf>,
+    /// human: what was written and left out; json: the same, per file and subtest.
     #[arg(long, value_enum, default_value = "human")]
     format: SimpleFormat,
 }
@@ -27,7 +35,10 @@ pub struct Args {
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     let profile = build_profile(&args.profile, &args.sets)?;
     let files = load_all(args.paths)?;
-    let exported: Vec<ExportedFile> = files.iter().map(|f| export_file(f, &profile)).collect();
+    let exported: Vec<ExportedFile> = files
+        .iter()
+        .map(|f| export_file_under(f, &profile, args.wpt_root.as_deref()))
+        .collect();
     write_tree(&exported, &args.out).map_err(|error| BadInput::ExportFolder {
         out: args.out.display().to_string(),
         error,

@@ -6,6 +6,7 @@ pub mod coverage;
 pub mod diff_browser;
 pub mod explore;
 pub mod export_wpt;
+pub mod findings;
 pub mod profiles;
 pub mod run;
 pub mod serve;
@@ -40,14 +41,17 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run scenario files or folders (default: the bundled wpt-mirror/).
+    /// Run scenario files or folders (default: the bundled wpt-mirror/), and report what held:
+    /// as text, JSON, wptreport, or HTML pages with each subtest's timeline; write or check
+    /// WPT expectation metadata (.ini).
     Run(run::Args),
-    /// Print the step trace of a scenario's subtests, with the schedule that produced it.
+    /// Print the step trace of a scenario's subtests, with the schedule that produced it; or
+    /// one subtest's timeline (HTML) or a report of it for a spec issue (Markdown).
     Trace(trace::Args),
     /// Which (algorithm, step) pairs the scenarios reach, and which they never do.
     Coverage(coverage::Args),
     /// Run every schedule the spec permits at the choice points, and check every expectation
-    /// (and the invariants) on each.
+    /// (and the invariants) on each; each distinct outcome with the token that replays it.
     Explore(explore::Args),
     /// Serve a subtest's simulated pages to agents over MCP on stdin/stdout: the tools
     /// webmcp_observe, webmcp_call and webmcp_wait_for, and every page tool as FRAME.TOOL.
@@ -66,6 +70,10 @@ enum Command {
     /// compare every subtest's result and log with the engine's under a profile. Exit 0 only
     /// when every disagreement is a listed known difference and no listed one is stale.
     DiffBrowser(diff_browser::Args),
+    /// Write the Markdown report of each finding listed in docs/findings/findings.txt (the
+    /// README's "What running the text shows") beside the list, or check that they are
+    /// current (--check).
+    Findings(findings::Args),
 }
 
 /// Parses the command line, runs the command, and says how it went.
@@ -90,6 +98,7 @@ pub fn main() -> ExitCode {
         Command::SpecCheck(args) => spec_check::run(args, &mut out),
         Command::ExportWpt(args) => export_wpt::run(args, &mut out),
         Command::DiffBrowser(args) => diff_browser::run(args, &mut out),
+        Command::Findings(args) => findings::run(args, &mut out),
     };
     match done.and_then(|exit| out.flush().map(|()| exit).map_err(CliError::Output)) {
         Ok(exit) => ExitCode::from(exit.code()),
@@ -159,8 +168,23 @@ pub enum BadInput {
     },
     #[error("no subtest matches {0:?}")]
     NoSubtest(String),
+    #[error("a timeline or report shows one subtest: several of {file} match ({names}); pick one with --subtest")]
+    SeveralSubtests { file: String, names: String },
     #[error("--format wptreport takes one profile: a wptreport file describes one run")]
     WptreportOfSeveralProfiles,
+    #[error("--format html writes a folder of pages: give it with --out DIR")]
+    HtmlWithoutOut,
+    #[error("{path}:{line}: {message}")]
+    FindingsList {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    /// WPT expectation metadata that cannot be read.
+    #[error(transparent)]
+    Metadata(#[from] webmcp_ref::report::metadata::MetadataError),
+    #[error("--metadata-out writes every subtest's expectation of each file: it cannot be given with --subtest")]
+    MetadataOfSomeSubtests,
     #[error("{out}: {error}")]
     ExportFolder { out: String, error: io::Error },
     #[error(transparent)]
@@ -321,4 +345,31 @@ pub fn load_all(paths: Vec<PathBuf>) -> Result<Vec<ScenarioFile>, BadInput> {
 /// A scenario file given on the command line.
 pub fn load_one(path: &std::path::Path) -> Result<ScenarioFile, BadInput> {
     load(path).map_err(|e| BadInput::Scenarios(vec![e]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// `--help` describes every argument of every subcommand.
+    #[test]
+    fn every_argument_of_every_subcommand_is_described() {
+        let mut missing = Vec::new();
+        for sub in Cli::command().get_subcommands() {
+            if sub.get_about().is_none() {
+                missing.push(sub.get_name().to_string());
+            }
+            for arg in sub.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{} {id}", sub.get_name()));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "undescribed: {missing:?}");
+    }
 }

@@ -9,6 +9,7 @@ use super::{CliError, Exit, Output, SimpleFormat};
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// human: a list of profiles and switches; json: the same, as one object.
     #[arg(long, value_enum, default_value = "human")]
     format: SimpleFormat,
 }

@@ -9,6 +9,8 @@ use super::{build_profile, load_one, BadInput, CliError, Exit};
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// The scenario file (`.scn`) whose subtest's pages are served.
+    #[arg(value_name = "FILE")]
     file: PathBuf,
     /// The subtest to serve (its name, or part of it); needed when the file has several.
     #[arg(long)]
@@ -16,6 +18,7 @@ pub struct Args {
     /// The profile the world runs under (one).
     #[arg(long, default_value = "spec")]
     profile: String,
+    /// Override one switch of the profile: `--set gettools-waits=yes`. Repeatable.
     #[arg(long = "set", value_name = "SWITCH=VALUE")]
     sets: Vec<String>,
     /// Virtual time: the clock stands still unless an agent waits, then jumps to the next

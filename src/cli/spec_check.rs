@@ -26,6 +26,7 @@ pub struct Args {
     /// bundled wpt-mirror/), each under every named profile.
     #[arg(long = "scenarios", value_name = "PATH")]
     scenarios: Vec<PathBuf>,
+    /// human: what changed and the subtests to run again; json: the same, as one object.
     #[arg(long, value_enum, default_value = "human")]
     format: SimpleFormat,
 }

@@ -1,87 +1,226 @@
 //! `webmcp-ref trace`: a scenario's subtests run with the step trace on, printed with the
-//! schedule that produced it (see `report::trace` for what is printed).
+//! schedule that produced it (see `report::trace`), or one subtest as a timeline page
+//! (`report::html`) or a Markdown report for a spec issue (`report::markdown`).
 
 use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use webmcp_ref::report;
-use webmcp_ref::scenario::{run_file, RunOptions};
+use webmcp_ref::engine::profile::Profile;
+use webmcp_ref::export::export_file;
+use webmcp_ref::report::{self, html, markdown};
+use webmcp_ref::scenario::{run_file, FileResult, RunOptions, ScenarioFile, SubtestResult};
 use webmcp_ref::Schedule;
 
-use super::{build_profile, load_one, BadInput, CliError, Exit, Output};
+use super::{load_one, BadInput, CliError, Exit, Output, ProfileArgs};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum TraceFormat {
+pub enum TraceFormat {
+    /// The trace as a log.
     Human,
+    /// One JSON object a line: a header, each entry, the result.
     Jsonl,
+    /// One self-contained HTML page: the subtest's timeline under each profile.
+    Html,
+    /// A Markdown report to paste into a spec issue, with a mermaid sequence diagram.
+    Markdown,
 }
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// The scenario file (`.scn`) to trace.
+    #[arg(value_name = "FILE")]
     file: PathBuf,
+    /// Only subtests whose name contains this; html and markdown need it to pick one subtest
+    /// when the file has several.
     #[arg(long)]
     subtest: Option<String>,
-    /// The profile to trace under (one).
-    #[arg(long, default_value = "spec")]
-    profile: String,
-    #[arg(long = "set", value_name = "SWITCH=VALUE")]
-    sets: Vec<String>,
-    #[arg(long)]
+    #[command(flatten)]
+    profiles: ProfileArgs,
+    /// Replay a recorded schedule: the token a failure, `run` or `explore` printed (default:
+    /// the default order).
+    #[arg(long, value_name = "TOKEN")]
     schedule: Option<String>,
+    /// human: the trace as a log; jsonl: one JSON object a line; html: a timeline page (with
+    /// several profiles one above the other); markdown: a report for a spec issue.
     #[arg(long, value_enum, default_value = "human")]
     format: TraceFormat,
 }
 
+/// Runs `scenario` with the trace on under each profile.
+pub fn traced_runs(
+    scenario: &ScenarioFile,
+    profiles: &[Profile],
+    schedule: Option<Schedule>,
+    subtest: Option<String>,
+) -> Vec<(String, FileResult)> {
+    profiles
+        .iter()
+        .map(|p| {
+            let options = RunOptions {
+                profile: p.clone(),
+                schedule: schedule.clone(),
+                trace: true,
+                subtest: subtest.clone(),
+            };
+            (p.name.clone(), run_file(scenario, &options))
+        })
+        .collect()
+}
+
+/// The command that prints this trace again, in another format.
+fn command(args_file: &str, subtest: &str, profiles: &ProfileArgs, schedule: &str) -> String {
+    let mut cmd = format!(
+        "webmcp-ref trace {args_file} --subtest {subtest:?} --profile {}",
+        profiles.profile.join(",")
+    );
+    for s in &profiles.sets {
+        cmd.push_str(&format!(" --set {s}"));
+    }
+    if schedule != "default" {
+        cmd.push_str(&format!(" --schedule {schedule}"));
+    }
+    cmd
+}
+
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
-    let profile = build_profile(&args.profile, &args.sets)?;
+    let built = args.profiles.build()?;
     let schedule = args
         .schedule
+        .clone()
         .map(|s| s.parse::<Schedule>())
         .transpose()
         .map_err(BadInput::from)?;
     let scenario = load_one(&args.file)?;
-    if let Some(name) = &args.subtest {
-        if !scenario
+    let names: Vec<String> = scenario
+        .subtests
+        .iter()
+        .map(|s| format!("{:?}", s.name))
+        .collect();
+    let picked: Vec<&str> = scenario
+        .subtests
+        .iter()
+        .filter(|s| {
+            args.subtest
+                .as_ref()
+                .is_none_or(|n| s.name.contains(n.as_str()))
+        })
+        .map(|s| s.name.as_str())
+        .collect();
+    if picked.is_empty() {
+        return Err(BadInput::NoSubtestOfFile {
+            file: args.file.display().to_string(),
+            wanted: args.subtest.clone().unwrap_or_default(),
+            names: names.join(", "),
+        }
+        .into());
+    }
+    let one_page = matches!(args.format, TraceFormat::Html | TraceFormat::Markdown);
+    if one_page && picked.len() > 1 {
+        return Err(BadInput::SeveralSubtests {
+            file: args.file.display().to_string(),
+            names: picked
+                .iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+        .into());
+    }
+    let runs = traced_runs(&scenario, &built, schedule, args.subtest.clone());
+    let passed = runs.iter().all(|(_, r)| r.passed());
+    match args.format {
+        TraceFormat::Human | TraceFormat::Jsonl => {
+            for (profile, result) in &runs {
+                for sub in &result.subtests {
+                    if args.format == TraceFormat::Human {
+                        write!(
+                            out,
+                            "{}",
+                            report::trace::human(&scenario.path, sub, profile)
+                        )?;
+                    } else {
+                        let lines = report::trace::jsonl(&scenario.path, sub, profile)
+                            .map_err(std::io::Error::from)?;
+                        write!(out, "{lines}")?;
+                    }
+                }
+            }
+        }
+        TraceFormat::Html => {
+            let subs: Vec<(String, &SubtestResult)> = runs
+                .iter()
+                .filter_map(|(p, r)| r.subtests.first().map(|s| (p.clone(), s)))
+                .collect();
+            let schedule = subs
+                .first()
+                .map(|(_, s)| s.schedule.clone())
+                .unwrap_or_default();
+            let cmd = format!(
+                "{} --format html",
+                command(&scenario.path, picked[0], &args.profiles, &schedule)
+            );
+            write!(out, "{}", html::timeline_page(&scenario.path, &subs, &cmd))?;
+        }
+        TraceFormat::Markdown => {
+            let text = std::fs::read_to_string(&args.file).map_err(|error| BadInput::File {
+                path: args.file.display().to_string(),
+                error,
+            })?;
+            let md = markdown_report(&scenario, &text, &built, &runs, &args.profiles, None);
+            write!(out, "{md}")?;
+        }
+    }
+    Ok(Exit::held_if(passed))
+}
+
+/// The Markdown report of a traced subtest (the first of each run), the exported test written
+/// under the first profile.
+pub fn markdown_report(
+    scenario: &ScenarioFile,
+    text: &str,
+    built: &[Profile],
+    runs: &[(String, FileResult)],
+    profiles: &ProfileArgs,
+    intro: Option<&str>,
+) -> String {
+    let subs: Vec<(String, &SubtestResult)> = runs
+        .iter()
+        .filter_map(|(p, r)| r.subtests.first().map(|s| (p.clone(), s)))
+        .collect();
+    let Some((_, first)) = subs.first() else {
+        return String::new();
+    };
+    let source = markdown::subtest_source(text, first.line);
+    let cmd = command(&scenario.path, &first.name, profiles, &first.schedule);
+    let replay = format!("{cmd} --format markdown");
+    // The exported test of this subtest alone.
+    let alone = ScenarioFile {
+        subtests: scenario
             .subtests
             .iter()
-            .any(|s| s.name.contains(name.as_str()))
-        {
-            let names: Vec<String> = scenario
-                .subtests
-                .iter()
-                .map(|s| format!("{:?}", s.name))
-                .collect();
-            return Err(BadInput::NoSubtestOfFile {
-                file: args.file.display().to_string(),
-                wanted: name.clone(),
-                names: names.join(", "),
-            }
-            .into());
-        }
-    }
-    let options = RunOptions {
-        profile: profile.clone(),
-        schedule,
-        trace: true,
-        subtest: args.subtest,
+            .filter(|s| s.name == first.name)
+            .cloned()
+            .collect(),
+        ..scenario.clone()
     };
-    let result = run_file(&scenario, &options);
-    for sub in &result.subtests {
-        match args.format {
-            TraceFormat::Human => {
-                write!(
-                    out,
-                    "{}",
-                    report::trace::human(&scenario.path, sub, &profile.name)
-                )?;
-            }
-            TraceFormat::Jsonl => {
-                let lines = report::trace::jsonl(&scenario.path, sub, &profile.name)
-                    .map_err(std::io::Error::from)?;
-                write!(out, "{lines}")?;
-            }
-        }
-    }
-    Ok(Exit::held_if(result.passed()))
+    let exported = built.first().map(|p| export_file(&alone, p));
+    let exported_ref = exported
+        .as_ref()
+        .filter(|e| {
+            e.subtests
+                .iter()
+                .any(|s| s.name == first.name && s.exported_name.is_some())
+        })
+        .map(|e| (e.test_path.as_str(), e.html.as_str()));
+    let r = markdown::Report {
+        path: &scenario.path,
+        source: &source,
+        title: &scenario.title,
+        replay: &replay,
+        trace: &cmd,
+        exported: exported_ref,
+        intro,
+    };
+    markdown::report(&r, &subs)
 }

@@ -8,6 +8,7 @@
 
 pub mod future;
 pub mod hash;
+pub mod marks;
 pub mod profile;
 pub mod schedule;
 pub mod trace;

@@ -8,9 +8,10 @@
 
 use std::ops::{Deref, DerefMut};
 
+use super::marks::Watched;
 use super::profile::Profile;
 use super::schedule::{Replay, Schedule, ScheduleError, Scheduler};
-use super::trace::{ChoiceNote, Coverage, Finding, Trace, TraceEntry};
+use super::trace::{ChoiceNote, Coverage, Finding, Lane, Place, Trace, TraceEntry, UnitKind};
 use super::RunError;
 use crate::host::callback::Callback;
 use crate::host::event_loop::{Candidate, EventLoops, UnitRef};
@@ -44,6 +45,8 @@ pub struct World {
     pub trace: Trace,
     pub(crate) coverage: Coverage,
     pub(crate) findings: Shared<Vec<Finding>>,
+    /// What the trace's marks last saw (see `marks.rs`).
+    pub(crate) watched: Watched,
 }
 
 impl Deref for World {
@@ -74,6 +77,7 @@ impl World {
             trace: Trace::default(),
             coverage: Coverage::default(),
             findings: Shared::default(),
+            watched: Watched::default(),
         }
     }
 
@@ -171,17 +175,50 @@ impl World {
     /// Runs one given unit: the end of every `step`, and the explorer's way in.
     pub fn run_unit(&mut self, candidate: Candidate, choice: Option<ChoiceNote>) {
         let unit: UnitRef = candidate.unit;
+        if self.trace.enabled {
+            self.note_changes();
+        }
         self.host.unit += 1;
         if self.trace.enabled {
             let what = self.describe_unit(unit);
+            let place = self.place_of(candidate);
             self.trace.entries.push(TraceEntry::Unit {
                 unit: self.host.unit,
                 time: self.host.now,
                 what,
                 choice,
+                place,
             });
         }
         EventLoops::run_unit(self, unit);
+        self.note_changes();
+    }
+
+    /// Where a unit runs, for the trace.
+    fn place_of(&self, candidate: Candidate) -> Place {
+        let (lane, kind) = match candidate.unit {
+            UnitRef::Microtask(l) => (
+                Lane::EventLoop(self.host.event_loops[l].label.clone()),
+                UnitKind::Microtask,
+            ),
+            UnitRef::Task {
+                event_loop, source, ..
+            } => (
+                Lane::EventLoop(self.host.event_loops[event_loop].label.clone()),
+                UnitKind::Task(source.name()),
+            ),
+            UnitRef::Parallel(q) => (
+                Lane::ParallelQueue(self.host.parallel_queues[q].label.clone()),
+                UnitKind::Parallel,
+            ),
+            UnitRef::Timer(_) => (Lane::Timers, UnitKind::Timer),
+        };
+        Place {
+            lane,
+            kind,
+            queued: candidate.seq,
+            seq: self.host.seq,
+        }
     }
 
     /// Runs every unit that can run without the clock moving.
@@ -282,7 +319,12 @@ impl Host for World {
                 unit: self.host.unit,
                 time: self.host.now,
                 what,
+                seq: self.host.seq,
+                within: !matches!(self.host.running, crate::host::Running::Harness),
             });
+            // What the action did before it was noted (an observation asked for) is the
+            // action's; what it does after is noted at the next entry.
+            self.note_changes();
         }
     }
 

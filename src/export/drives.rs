@@ -46,9 +46,7 @@ impl Translator<'_> {
             // promises have settled.
             let log = run.world.log().len();
             let env = &run.world.script().env;
-            let settled_promise = |v: &Value| {
-                matches!(v, Value::Promise(p) if !matches!(run.world.promise_state(*p), PromiseState::Pending))
-            };
+            let settled_promise = |v: &Value| matches!(v, Value::Promise(p) if !matches!(run.world.promise_state(*p), PromiseState::Pending));
             let finished: Vec<String> = tasks
                 .iter()
                 .enumerate()

@@ -1,7 +1,15 @@
-//! Output: human text, JSON, and wptreport JSON (what wptrunner writes and wpt.fyi reads);
-//! [`trace`]: a subtest's step trace.
+//! Output: human text and JSON of runs, explorations and coverage; [`wpt`]: test IDs and
+//! wptreport JSON (what wptrunner writes and wpt.fyi reads); [`metadata`]: WPT expectation
+//! `.ini` files; [`trace`]: a subtest's step trace.
 
+pub mod html;
+pub mod markdown;
+pub mod metadata;
+pub mod timeline;
 pub mod trace;
+pub mod wpt;
+
+pub use wpt::{test_id, wptreport, WptRun};
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -11,22 +19,6 @@ use serde_json::json;
 use crate::engine::trace::Coverage;
 use crate::scenario::{FileResult, Status};
 use crate::webmcp::{ALGORITHMS, FULLY_COVERED};
-
-/// The test ID wptreport uses for a scenario file: its path below the mirror root, as WPT
-/// names the upstream test (`/webmcp/imperative/x.https.html`).
-pub fn test_id(path: &str) -> String {
-    let normalized = path.replace('\\', "/");
-    let below = match normalized.find("wpt-mirror/") {
-        Some(i) => &normalized[i + "wpt-mirror".len()..],
-        None => normalized.as_str(),
-    };
-    let below = below.strip_suffix(".scn").unwrap_or(below);
-    if below.starts_with('/') {
-        below.to_string()
-    } else {
-        format!("/{below}")
-    }
-}
 
 /// The command that replays a subtest with its trace.
 pub fn replay_command(
@@ -141,74 +133,6 @@ pub fn summary(results: &[FileResult]) -> Summary {
     s
 }
 
-/// The wptreport JSON of one profile's run.
-pub fn wptreport(
-    results: &[FileResult],
-    profile: &str,
-    differences: &[String],
-) -> serde_json::Value {
-    let tests: Vec<serde_json::Value> = results
-        .iter()
-        .map(|f| {
-            let subtests: Vec<serde_json::Value> = f
-                .subtests
-                .iter()
-                .map(|s| {
-                    let message = failure_message(f, s);
-                    json!({
-                        "name": s.name,
-                        "status": match s.status {
-                            Status::Pass => "PASS",
-                            Status::PreconditionFailed => "PRECONDITION_FAILED",
-                            Status::Fail | Status::Error => "FAIL",
-                        },
-                        "message": message,
-                        "expected": "PASS",
-                    })
-                })
-                .collect();
-            let errored = f.subtests.iter().any(|s| s.status == Status::Error);
-            json!({
-                "test": test_id(&f.path),
-                "subsuite": "",
-                "status": if errored { "ERROR" } else { "OK" },
-                "message": serde_json::Value::Null,
-                "duration": 0,
-                "subtests": subtests,
-            })
-        })
-        .collect();
-    json!({
-        "run_info": {
-            "product": "webmcp-ref",
-            "browser_version": env!("CARGO_PKG_VERSION"),
-            "profile": profile,
-            "switches": differences,
-            "os": std::env::consts::OS,
-        },
-        "results": tests,
-    })
-}
-
-fn failure_message(f: &FileResult, s: &crate::scenario::SubtestResult) -> serde_json::Value {
-    if s.status == Status::Pass {
-        return serde_json::Value::Null;
-    }
-    let mut parts: Vec<String> = s
-        .expectations
-        .iter()
-        .filter(|e| !e.passed)
-        .map(|e| {
-            format!(
-                "{}:{}: {} (expected {}, got {})",
-                f.path, e.line, e.text, e.expected, e.actual
-            )
-        })
-        .collect();
-    parts.extend(s.messages.iter().cloned());
-    json!(parts.join("\n"))
-}
-
 /// Where the outcomes of several profiles' runs of the same files differ: for each subtest, the
 /// values that are not the same under every profile.
 pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
@@ -267,8 +191,9 @@ pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
             for (k, vals) in rows {
                 let _ = write!(out, "    {k:key_width$}");
                 for v in vals {
-                    let v = if v.len() > col_width {
-                        format!("{}…", &v[..v.floor_char_boundary(col_width - 1)])
+                    let v = if v.chars().count() > col_width {
+                        let cut: String = v.chars().take(col_width - 1).collect();
+                        format!("{cut}…")
                     } else {
                         v.to_string()
                     };
@@ -350,6 +275,153 @@ pub fn missing_required(coverage: &Coverage) -> Vec<String> {
         .collect()
 }
 
+/// What an expectation came to over every schedule, in words that agree with its counts:
+/// `holds on every schedule (4 of 4)`, `FAILS on 1 of 4 schedules`, `FAILS on every schedule
+/// (0 of 4 held)`; for `expect sometimes`, `holds on some schedule (1 of 4)` or `FAILS: held on
+/// no schedule (0 of 4)`.
+pub fn verdict_label(v: &crate::explore::ExpectationVerdict) -> String {
+    let total = v.passing_schedules + v.failing_schedules;
+    match (v.sometimes, v.holds) {
+        (false, true) => format!("holds on every schedule ({total} of {total})"),
+        (true, true) => format!(
+            "holds on some schedule ({} of {total})",
+            v.passing_schedules
+        ),
+        (false, false) if v.passing_schedules == 0 => {
+            format!("FAILS on every schedule (0 of {total} held)")
+        }
+        (false, false) => format!(
+            "FAILS on {} of {total} schedules (held on {})",
+            v.failing_schedules, v.passing_schedules
+        ),
+        (true, false) => format!("FAILS: held on no schedule (0 of {total})"),
+    }
+}
+
+/// Where several profiles' explorations of the same subtests differ: for each subtest, its
+/// verdict and the values its outcomes took under each profile, a row per value whose set of
+/// values reached (on any schedule) is not the same under every profile.
+pub fn exploration_differences(results: &[crate::explore::Exploration]) -> String {
+    let mut profiles: Vec<&str> = Vec::new();
+    for e in results {
+        if !profiles.contains(&e.profile.as_str()) {
+            profiles.push(&e.profile);
+        }
+    }
+    let mut out = String::new();
+    if profiles.len() < 2 {
+        return out;
+    }
+    // The subtests in the order first explored; each profile's exploration of it.
+    let mut subtests: Vec<(&str, &str)> = Vec::new();
+    for e in results {
+        if !subtests.contains(&(e.file.as_str(), e.subtest.as_str())) {
+            subtests.push((&e.file, &e.subtest));
+        }
+    }
+    let mut any = false;
+    for (file, subtest) in subtests {
+        let per: Vec<Option<&crate::explore::Exploration>> = profiles
+            .iter()
+            .map(|p| {
+                results
+                    .iter()
+                    .find(|e| e.file == file && e.subtest == subtest && e.profile == *p)
+            })
+            .collect();
+        let cell = |e: Option<&crate::explore::Exploration>, key: &str| -> String {
+            let Some(e) = e else { return "-".into() };
+            if e.not_run.is_some() {
+                // Said once, on the verdict's row; its values are not compared.
+                return if key == "verdict" { "not run" } else { "" }.into();
+            }
+            if key == "verdict" {
+                return if !e.complete {
+                    "INCOMPLETE"
+                } else if e.passed() {
+                    "PASS"
+                } else {
+                    "FAIL"
+                }
+                .into();
+            }
+            let mut seen: Vec<String> = e
+                .outcomes
+                .iter()
+                .map(|o| {
+                    o.values
+                        .iter()
+                        .find(|(k, _)| k == key)
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or_else(|| "-".into())
+                })
+                .collect();
+            seen.sort();
+            seen.dedup();
+            seen.join(" or ")
+        };
+        let mut keys: Vec<&str> = vec!["verdict"];
+        for e in per.iter().flatten() {
+            for o in &e.outcomes {
+                for (k, _) in &o.values {
+                    if !keys.contains(&k.as_str()) {
+                        keys.push(k);
+                    }
+                }
+            }
+        }
+        keys[1..].sort();
+        let rows: Vec<(&str, Vec<String>)> = keys
+            .into_iter()
+            .map(|k| (k, per.iter().map(|e| cell(*e, k)).collect::<Vec<_>>()))
+            .filter(|(k, vals)| {
+                let ran: Vec<&String> = vals
+                    .iter()
+                    .zip(&per)
+                    .filter(|(_, e)| *k == "verdict" || e.is_some_and(|e| e.not_run.is_none()))
+                    .map(|(v, _)| v)
+                    .collect();
+                ran.windows(2).any(|w| w[0] != w[1])
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        any = true;
+        let _ = writeln!(out, "{file} :: {subtest:?}");
+        let key_width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0).max(7);
+        let col_width = rows
+            .iter()
+            .flat_map(|(_, v)| v.iter().map(|s| s.chars().count()))
+            .chain(profiles.iter().map(|n| n.len()))
+            .max()
+            .unwrap_or(8)
+            .min(48);
+        let _ = write!(out, "    {:key_width$}", "");
+        for n in &profiles {
+            let _ = write!(out, " | {n:col_width$}");
+        }
+        out.push('\n');
+        for (k, vals) in rows {
+            let _ = write!(out, "    {k:key_width$}");
+            for v in vals {
+                let v = if v.chars().count() > col_width {
+                    let cut: String = v.chars().take(col_width - 1).collect();
+                    format!("{cut}…")
+                } else {
+                    v
+                };
+                let _ = write!(out, " | {v:col_width$}");
+            }
+            out.push('\n');
+        }
+    }
+    if !any {
+        out.push_str("The profiles' outcomes do not differ on these subtests.\n");
+    }
+    out
+}
+
 /// Human-readable explorations.
 pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[String]) -> String {
     let mut out = String::new();
@@ -423,35 +495,14 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
             }
         }
         for v in &e.expectations {
-            let mode = if v.sometimes {
-                "on some schedule"
-            } else {
-                "on every schedule"
-            };
+            let label = verdict_label(v);
             if v.holds {
-                let _ = writeln!(
-                    out,
-                    "           holds {mode} ({} of {}): line {}: {}",
-                    v.passing_schedules,
-                    v.passing_schedules + v.failing_schedules,
-                    v.line,
-                    v.text
-                );
+                let _ = writeln!(out, "           {label}: line {}: {}", v.line, v.text);
                 continue;
             }
-            let _ = writeln!(
-                out,
-                "           FAILS {mode}: {}:{}: {}",
-                e.file, v.line, v.text
-            );
+            let _ = writeln!(out, "           {label}: {}:{}: {}", e.file, v.line, v.text);
             let _ = writeln!(out, "               expected: {}", v.expected);
-            let _ = writeln!(
-                out,
-                "               held on {} schedule(s), failed on {}; seen: {}",
-                v.passing_schedules,
-                v.failing_schedules,
-                v.seen.join(" | ")
-            );
+            let _ = writeln!(out, "               seen: {}", v.seen.join(" | "));
             for u in &v.unreached {
                 let _ = writeln!(
                     out,

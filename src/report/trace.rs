@@ -17,7 +17,7 @@ pub fn human(path: &str, sub: &SubtestResult, profile: &str) -> String {
         "schedule: {}  ({} choice points, {} units, {} ms virtual)",
         sub.schedule, sub.choice_points, sub.units, sub.time
     );
-    for e in &sub.trace {
+    for e in sub.trace.iter().filter(|e| e.is_printed()) {
         let _ = writeln!(out, "{e}");
     }
     let _ = writeln!(out, "result: {:?}", sub.status);
@@ -40,7 +40,7 @@ pub fn jsonl(path: &str, sub: &SubtestResult, profile: &str) -> Result<String, s
     let mut out = String::new();
     let header = json!({"kind": "subtest", "file": path, "subtest": sub.name, "profile": profile, "schedule": sub.schedule});
     let _ = writeln!(out, "{header}");
-    for e in &sub.trace {
+    for e in sub.trace.iter().filter(|e| e.is_printed()) {
         let _ = writeln!(out, "{}", serde_json::to_string(e)?);
     }
     let footer = json!({"kind": "result", "status": sub.status, "messages": sub.messages, "expectations": sub.expectations});

@@ -16,6 +16,10 @@
 use crate::algorithm;
 use crate::host::spec::{Algorithm, ALGORITHMS as HOST_ALGORITHMS};
 
+/// The commit of webmachinelearning/webmcp whose `index.bs` the published text's tables follow
+/// (the revision a wptreport names; spec-check's digest records the same).
+pub const TEXT_COMMIT: &str = "0023abdadad292a5017093c325894d0146fc4566";
+
 const BASE: usize = HOST_ALGORITHMS.len();
 
 // The published text.

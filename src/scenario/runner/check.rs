@@ -30,6 +30,12 @@ impl<'a> SubtestRun<'a> {
         actual: String,
         observed: Option<String>,
     ) {
+        self.world.mark(crate::engine::trace::Mark::Expectation {
+            index: self.expectations.len(),
+            line: action.line,
+            text: action.text.clone(),
+            passed,
+        });
         self.expectations.push(ExpectationResult {
             line: action.line,
             column: action.column,

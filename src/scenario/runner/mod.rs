@@ -592,6 +592,7 @@ impl<'a> SubtestRun<'a> {
             Status::Pass
         };
         let outcome = self.outcome();
+        self.world.note_changes();
         let world = self.world;
         SubtestResult {
             name: self.subtest.name.clone(),

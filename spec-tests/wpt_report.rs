@@ -1,0 +1,287 @@
+//! What WPT's tools read: wptreport JSON as wptrunner writes it (checked against the
+//! `wptreport` crate's types and the fields wpt.fyi's results processor requires), test IDs
+//! that are WPT paths whatever path or working directory is given, the same paths in exported
+//! tests, and WPT expectation metadata written and read back.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[allow(unused_imports)]
+use webmcp_ref::prelude::*;
+use wptreport::wpt_report::{SubtestStatus, TestStatus, WptReport};
+
+fn webmcp_ref_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_webmcp-ref"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn webmcp_ref(args: &[&str]) -> (i32, String, String) {
+    webmcp_ref_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// A scratch folder of this file's, emptied.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "webmcp-ref-wpt-report-{}/{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(path: &Path, text: &str) -> String {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    path.display().to_string()
+}
+
+/// One subtest that passes, one that fails under pr373-r1 only (tools-ready right after
+/// `waitForToolsUntil(42)`), and one whose line cannot be carried out (a traversable closed twice).
+const THREE: &str = "title: t\n\nsubtest \"passes\"\n  page top https://a.test/\n  expect top.toolsReady == true\n\nsubtest \"fails under pr373-r1\"\n  page top https://a.test/\n  task in top: top.waitForToolsUntil(42)\n  step\n  expect top.toolsReady == true\n\nsubtest \"cannot be carried out\"\n  page top https://a.test/\n  close top\n  close top\n";
+
+fn report(out: &str) -> (WptReport, serde_json::Value) {
+    let typed: WptReport = serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+    let raw: serde_json::Value = serde_json::from_str(out).unwrap();
+    (typed, raw)
+}
+
+/// What wpt.fyi's results processor reads from a report, and refuses it without: `results`;
+/// `run_info.product`, `browser_version`, `os` and `revision` (the revision names the run's
+/// folder, its first ten characters the run); `time_start` and `time_end` in milliseconds
+/// since the epoch; every result a `test` that starts with `/`, once, a `status`, and a
+/// `subtests` list whose items have a `status`.
+fn assert_wpt_fyi_accepts(raw: &serde_json::Value) {
+    let info = &raw["run_info"];
+    for key in ["product", "browser_version", "os", "revision"] {
+        assert!(
+            info[key].as_str().is_some_and(|v| !v.is_empty()),
+            "run_info.{key} missing: {info}"
+        );
+    }
+    let revision = info["revision"].as_str().unwrap();
+    assert!(
+        revision.len() == 40 && revision.chars().all(|c| c.is_ascii_hexdigit()),
+        "{revision}"
+    );
+    let start = raw["time_start"].as_u64().expect("time_start");
+    let end = raw["time_end"].as_u64().expect("time_end");
+    // After 2020, in milliseconds.
+    assert!(start > 1_577_836_800_000 && start <= end, "{start} {end}");
+    let results = raw["results"].as_array().expect("results");
+    assert!(!results.is_empty());
+    let mut ids = std::collections::BTreeSet::new();
+    for r in results {
+        let id = r["test"].as_str().expect("test");
+        assert!(id.starts_with('/'), "{id}");
+        assert!(ids.insert(id), "{id} twice");
+        assert!(r["status"].is_string(), "{r}");
+        for s in r["subtests"].as_array().expect("subtests") {
+            assert!(s["status"].is_string(), "{s}");
+        }
+    }
+}
+
+#[test]
+fn the_bundled_suites_wptreport_reads_as_the_wptreport_crates_types_and_as_wpt_fyi_needs() {
+    let (code, out, err) = webmcp_ref(&["run", "--format", "wptreport"]);
+    assert_eq!(code, 0, "{err}");
+    let (typed, raw) = report(&out);
+    assert_eq!(typed.run_info.product(), Some("webmcp-ref"));
+    assert_eq!(
+        typed.run_info.browser_version(),
+        Some(env!("CARGO_PKG_VERSION"))
+    );
+    assert_eq!(
+        typed.run_info.revision(),
+        Some(webmcp_ref::webmcp::TEXT_COMMIT)
+    );
+    assert_eq!(raw["run_info"]["profile"], "spec");
+    assert!(typed.time_start <= typed.time_end);
+    assert!(typed
+        .results
+        .iter()
+        .any(|r| r.test == "/webmcp/readiness/child-frames.https.html"));
+    for r in &typed.results {
+        assert!(r.test.starts_with("/webmcp/") && r.test.ends_with(".https.html"));
+        assert_eq!(r.status, TestStatus::Ok, "{}", r.test);
+    }
+    assert_wpt_fyi_accepts(&raw);
+    // Every result is expected: no `expected` anywhere.
+    assert!(!out.contains("\"expected\""), "{out}");
+    // Under the published text alone, the readiness files are PRECONDITION_FAILED, as their
+    // `requires:` says, and that is what is expected of them.
+    let (code, out, _) = webmcp_ref(&["run", "--format", "wptreport", "--profile", "text"]);
+    assert_eq!(code, 0);
+    let (typed, _) = report(&out);
+    let child = typed
+        .results
+        .iter()
+        .find(|r| r.test == "/webmcp/readiness/child-frames.https.html")
+        .unwrap();
+    assert!(child
+        .subtests
+        .iter()
+        .all(|s| s.status == SubtestStatus::PreconditionFailed));
+    assert!(!out.contains("\"expected\""));
+}
+
+#[test]
+fn expected_is_written_only_for_unexpected_results_and_every_error_has_a_message() {
+    let dir = scratch("three");
+    let path = write(&dir.join("three.scn"), THREE);
+    let (code, out, _) = webmcp_ref(&["run", &path, "--format", "wptreport", "--profile", "pr373-r1"]);
+    assert_eq!(code, 1);
+    let (typed, raw) = report(&out);
+    assert_wpt_fyi_accepts(&raw);
+    let test = &raw["results"][0];
+    assert_eq!(test["test"], "/three.https.html");
+    assert_eq!(test["status"], "ERROR");
+    assert_eq!(test["expected"], "OK");
+    let message = test["message"].as_str().expect("an ERROR has a message");
+    assert!(
+        message.contains("\"cannot be carried out\"") && message.contains("top was already removed or closed"),
+        "{message}"
+    );
+    let subtests = test["subtests"].as_array().unwrap();
+    assert_eq!(subtests[0]["status"], "PASS");
+    assert!(subtests[0].get("expected").is_none(), "{}", subtests[0]);
+    assert_eq!(subtests[1]["status"], "FAIL");
+    assert_eq!(subtests[1]["expected"], "PASS");
+    assert!(subtests[1]["message"]
+        .as_str()
+        .unwrap()
+        .contains("expect top.toolsReady == true (expected true, got false)"));
+    assert_eq!(subtests[2]["status"], "FAIL");
+    assert!(!subtests[2]["message"].is_null());
+    assert_eq!(typed.results[0].status, TestStatus::Error);
+}
+
+#[test]
+fn a_test_id_is_the_wpt_path_whatever_path_or_working_directory_is_given() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let id_of = |dir: &Path, file: &str, extra: &[&str]| {
+        let mut args = vec!["run", file, "--format", "wptreport"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = webmcp_ref_in(dir, &args);
+        assert_eq!(code, 0, "{err}");
+        report(&out).0.results[0].test.clone()
+    };
+    let child = "/webmcp/readiness/child-frames.https.html";
+    assert_eq!(id_of(root, "wpt-mirror/webmcp/readiness/child-frames.https.html.scn", &[]), child);
+    assert_eq!(
+        id_of(&root.join("wpt-mirror/webmcp"), "readiness/child-frames.https.html.scn", &[]),
+        child
+    );
+    let absolute = root.join("wpt-mirror/webmcp/readiness/child-frames.https.html.scn");
+    assert_eq!(
+        id_of(&std::env::temp_dir(), &absolute.display().to_string(), &[]),
+        child
+    );
+    assert_eq!(
+        id_of(
+            &root.join("wpt-mirror/webmcp/readiness"),
+            "../readiness/./child-frames.https.html.scn",
+            &[]
+        ),
+        child
+    );
+
+    // Outside wpt-mirror: below the nearest folder holding webmcp/, or below --wpt-root, or the
+    // file's own name; export-wpt writes the same path, into the test it generates too.
+    let dir = scratch("outside");
+    let passing = "title: t\nsubtest \"s\"\n  page top https://a.test/\n  expect top.toolsReady == true\n";
+    let nested = write(&dir.join("checkout/webmcp/extra/late.scn"), passing);
+    let loose = write(&dir.join("loose/alone.html.scn"), passing);
+    assert_eq!(id_of(&dir, &nested, &[]), "/webmcp/extra/late.https.html");
+    assert_eq!(id_of(&dir.join("checkout"), "webmcp/extra/late.scn", &[]), "/webmcp/extra/late.https.html");
+    assert_eq!(id_of(&dir, &loose, &[]), "/alone.https.html");
+    let wpt_root = dir.display().to_string();
+    assert_eq!(
+        id_of(&dir, &loose, &["--wpt-root", &wpt_root]),
+        "/loose/alone.https.html"
+    );
+
+    let out = dir.join("exported");
+    let out_s = out.display().to_string();
+    for (given, cwd) in [(nested.as_str(), dir.clone()), ("webmcp/extra/late.scn", dir.join("checkout"))] {
+        let (code, _, err) = webmcp_ref_in(&cwd, &["export-wpt", given, "--out", &out_s]);
+        assert_eq!(code, 0, "{err}");
+        let html = std::fs::read_to_string(out.join("webmcp/extra/late.https.html")).unwrap();
+        assert!(
+            html.contains("from /webmcp/extra/late.scn (profile spec)")
+                && html.contains("webmcpRef.file({scenario: \"/webmcp/extra/late.scn\""),
+            "{html}"
+        );
+        assert!(!html.contains(&wpt_root), "no path of this machine: {html}");
+    }
+    let (code, _, err) = webmcp_ref_in(&dir, &["export-wpt", &loose, "--out", &out_s, "--wpt-root", &wpt_root]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.join("loose/alone.https.html").is_file());
+}
+
+#[test]
+fn metadata_written_for_a_run_reads_back_and_expects_exactly_that_run() {
+    let dir = scratch("metadata");
+    let file = write(&dir.join("wpt/webmcp/three.https.html.scn"), THREE);
+    let meta = dir.join("meta");
+    let meta_s = meta.display().to_string();
+    let (code, _, err) = webmcp_ref(&["run", &file, "--profile", "spec,pr373-r1", "--metadata-out", &meta_s]);
+    assert_eq!(code, 1, "the run itself fails: {err}");
+    let ini = std::fs::read_to_string(meta.join("webmcp/three.https.html.ini")).unwrap();
+    assert_eq!(
+        ini,
+        "[three.https.html]\n  expected: ERROR\n  [fails under pr373-r1]\n    expected:\n      if profile == \"pr373-r1\": FAIL\n  [cannot be carried out]\n    expected: FAIL\n"
+    );
+
+    // Read back: every result is expected, nothing is stale.
+    let (code, out, err) = webmcp_ref(&["run", &file, "--profile", "spec,pr373-r1", "--metadata", &meta_s]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("0 unexpected result(s), 0 stale entries"), "{out}");
+    let (code, out, _) = webmcp_ref(&["run", &file, "--profile", "pr373-r1", "--metadata", &meta_s, "--format", "wptreport"]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("\"expected\""), "{out}");
+
+    // Written again from the read metadata: the same files.
+    let again = dir.join("again");
+    let again_s = again.display().to_string();
+    webmcp_ref(&["run", &file, "--profile", "spec,pr373-r1", "--metadata", &meta_s, "--metadata-out", &again_s]);
+    assert_eq!(std::fs::read_to_string(again.join("webmcp/three.https.html.ini")).unwrap(), ini);
+
+    // An intermittent status listed by hand is kept, and reported as known.
+    let flaky = ini.replace("if profile == \"pr373-r1\": FAIL", "if profile == \"pr373-r1\": [FAIL, PASS]");
+    std::fs::write(meta.join("webmcp/three.https.html.ini"), &flaky).unwrap();
+    let (code, out, _) = webmcp_ref(&["run", &file, "--profile", "pr373-r1", "--metadata", &meta_s, "--format", "wptreport"]);
+    assert_eq!(code, 0);
+    let (_, raw) = report(&out);
+    assert_eq!(raw["results"][0]["subtests"][1]["known_intermittent"], serde_json::json!(["PASS"]));
+    webmcp_ref(&["run", &file, "--profile", "spec,pr373-r1", "--metadata", &meta_s, "--metadata-out", &again_s]);
+    assert_eq!(std::fs::read_to_string(again.join("webmcp/three.https.html.ini")).unwrap(), flaky);
+
+    // A result the metadata does not expect, and entries that name nothing or say nothing.
+    let fixed = THREE.replace("  close top\n  close top\n", "  close top\n");
+    write(&dir.join("wpt/webmcp/three.https.html.scn"), &fixed);
+    let stale = format!("{ini}  [no such subtest]\n    expected: FAIL\n  [passes]\n    expected: PASS\n");
+    std::fs::write(meta.join("webmcp/three.https.html.ini"), stale).unwrap();
+    let (code, out, _) = webmcp_ref(&["run", &file, "--profile", "spec,pr373-r1", "--metadata", &meta_s]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("4 unexpected result(s), 2 stale entries"), "{out}");
+    assert!(out.contains("UNEXPECTED OK (expected ERROR) [spec]  /webmcp/three.https.html\n"), "{out}");
+    assert!(out.contains("UNEXPECTED PASS (expected FAIL) [spec]  /webmcp/three.https.html :: \"cannot be carried out\""), "{out}");
+    assert!(out.contains("[no such subtest]: /webmcp/three.https.html has no such subtest"), "{out}");
+    assert!(out.contains("[passes]: expects only what is expected without it"), "{out}");
+
+    // A malformed file says where.
+    std::fs::write(meta.join("webmcp/three.https.html.ini"), "[three.https.html]\n  [s]\n    expected: SOMETIMES\n").unwrap();
+    let (code, _, err) = webmcp_ref(&["run", &file, "--metadata", &meta_s]);
+    assert_eq!(code, 2);
+    assert!(err.contains("three.https.html.ini:3: unknown status \"SOMETIMES\""), "{err}");
+}

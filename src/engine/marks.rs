@@ -1,0 +1,184 @@
+//! The timeline's marks: while the trace is on, the world compares what a timeline shows
+//! (documents and their tools-ready, promises, waits, observations) with what it was at the
+//! entry before, and records each change as a [`Mark`].
+
+use std::collections::BTreeMap;
+
+use super::trace::{Mark, TraceEntry};
+use super::world::World;
+use crate::host::keys::{DocumentKey, PromiseKey};
+use crate::host::promise::PromiseState;
+use crate::webmcp::{ObservationKey, WaiterKey};
+
+/// What the trace last saw.
+#[derive(Clone, Debug, Default)]
+pub struct Watched {
+    /// Each document's (tools-ready, fully active).
+    documents: BTreeMap<DocumentKey, (bool, bool)>,
+    /// The promises seen settled.
+    settled: BTreeMap<PromiseKey, bool>,
+    /// Each wait seen, and whether it was seen ending.
+    waits: BTreeMap<WaiterKey, bool>,
+    /// Each observation seen: (begun, ended).
+    observations: BTreeMap<ObservationKey, (bool, bool)>,
+}
+
+fn id_of(k: impl slotmap::Key) -> u64 {
+    k.data().as_ffi()
+}
+
+impl World {
+    /// Records, as marks, what changed since the last entry of the trace (nothing when the
+    /// trace is off).
+    pub fn note_changes(&mut self) {
+        if !self.trace.enabled {
+            return;
+        }
+        let mut marks = Vec::new();
+        let mut seen = std::mem::take(&mut self.watched);
+
+        let docs: Vec<DocumentKey> = self.host.documents.keys().collect();
+        for d in docs {
+            let ready = self.webmcp.documents.get(d).is_some_and(|s| s.tools_ready);
+            let active = self.is_fully_active(d);
+            match seen.documents.insert(d, (ready, active)) {
+                None => marks.push(Mark::Document {
+                    document: self.label(d),
+                    event_loop: self.host.event_loops[self.host.documents[d].event_loop]
+                        .label
+                        .clone(),
+                    ready,
+                    active,
+                }),
+                Some((was_ready, was_active)) => {
+                    if was_active != active {
+                        marks.push(Mark::FullyActive {
+                            document: self.label(d),
+                            active,
+                        });
+                    }
+                    if was_ready != ready {
+                        marks.push(Mark::ToolsReady {
+                            document: self.label(d),
+                            ready,
+                        });
+                    }
+                }
+            }
+        }
+
+        let settled: Vec<(PromiseKey, bool, DocumentKey)> = self
+            .host
+            .promises
+            .iter()
+            .filter_map(|(k, p)| match p.state {
+                PromiseState::Pending => None,
+                PromiseState::Fulfilled(_) => Some((k, true, p.realm)),
+                PromiseState::Rejected(_) => Some((k, false, p.realm)),
+            })
+            .filter(|(k, _, _)| !seen.settled.contains_key(k))
+            .collect();
+        for (k, fulfilled, realm) in settled {
+            seen.settled.insert(k, fulfilled);
+            marks.push(Mark::Settled {
+                promise: self.promise_label(k),
+                realm: self.label(realm),
+                fulfilled,
+            });
+        }
+
+        let waits: Vec<(WaiterKey, bool)> = self
+            .webmcp
+            .waiters
+            .iter()
+            .map(|(k, w)| (k, w.outcome.is_some()))
+            .collect();
+        for &(k, ended) in &waits {
+            if let std::collections::btree_map::Entry::Vacant(e) = seen.waits.entry(k) {
+                e.insert(false);
+                let w = &self.webmcp.waiters[k];
+                marks.push(Mark::WaitBegan {
+                    wait: id_of(k),
+                    document: self.label(w.captured),
+                    caller: self.host.parallel_queues[w.queue].label.clone(),
+                });
+            }
+            if ended && seen.waits.insert(k, true) == Some(false) {
+                let outcome = self.webmcp.waiters[k]
+                    .outcome
+                    .map(|o| o.name())
+                    .unwrap_or("");
+                marks.push(Mark::WaitEnded {
+                    wait: id_of(k),
+                    outcome: outcome.into(),
+                });
+            }
+        }
+        // A wait that went before it was seen ending ended when its queue went on.
+        let gone: Vec<WaiterKey> = seen
+            .waits
+            .iter()
+            .filter(|(k, ended)| !**ended && !waits.iter().any(|(w, _)| w == *k))
+            .map(|(k, _)| *k)
+            .collect();
+        for k in gone {
+            seen.waits.insert(k, true);
+            marks.push(Mark::WaitEnded {
+                wait: id_of(k),
+                outcome: "ended".into(),
+            });
+        }
+
+        let observations: Vec<ObservationKey> = self.webmcp.observations.keys().collect();
+        for o in observations {
+            let obs = &self.webmcp.observations[o];
+            let label = obs.label.clone();
+            let now = (obs.started_at.is_some(), obs.result.is_some());
+            let was = seen.observations.insert(o, now);
+            if was.is_none() {
+                marks.push(Mark::ObservationAsked {
+                    observation: label.clone(),
+                });
+            }
+            let (was_begun, was_ended) = was.unwrap_or((false, false));
+            if now.0 && !was_begun {
+                marks.push(Mark::ObservationBegan {
+                    observation: label.clone(),
+                });
+            }
+            if now.1 && !was_ended {
+                if let Some(r) = &obs.result {
+                    marks.push(Mark::ObservationEnded {
+                        observation: label,
+                        outcome: r.outcome.name().into(),
+                        waited_ms: r.waited_ms,
+                        observed: r.tool_map.is_some(),
+                    });
+                }
+            }
+        }
+
+        self.watched = seen;
+        let (unit, time) = (self.host.unit, self.host.now);
+        self.trace
+            .entries
+            .extend(
+                marks
+                    .into_iter()
+                    .map(|mark| TraceEntry::Mark { unit, time, mark }),
+            );
+    }
+
+    /// Records a mark of the harness's (an expectation checked), after the changes before it.
+    pub fn mark(&mut self, mark: Mark) {
+        if !self.trace.enabled {
+            return;
+        }
+        self.note_changes();
+        self.trace.entries.push(TraceEntry::Mark {
+            unit: self.host.unit,
+            time: self.host.now,
+            mark,
+        });
+    }
+}
