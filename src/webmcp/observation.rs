@@ -132,7 +132,13 @@ pub trait Observations: WebMcpHost {
         if o.result.is_some() || o.abandoned {
             // 3. Done already: nothing to undo.
             let active = self.navigables[o.traversable].active_document;
-            step!(self, ABANDON_AN_OBSERVATION, "3", active, "already complete");
+            step!(
+                self,
+                ABANDON_AN_OBSERVATION,
+                "3",
+                active,
+                "already complete"
+            );
             return false;
         }
         let active = self.navigables[o.traversable].active_document;
@@ -145,7 +151,13 @@ pub trait Observations: WebMcpHost {
             matches!(kind, ParallelStepKind::Webmcp(ParallelStep::PerformAnObservation { observation: o }) if *o == observation)
         });
         if removed > 0 {
-            step!(self, ABANDON_AN_OBSERVATION, "1", active, "removed before it began");
+            step!(
+                self,
+                ABANDON_AN_OBSERVATION,
+                "1",
+                active,
+                "removed before it began"
+            );
             return true;
         }
         // 2. Waiting for tools to be ready: the wait ends here (readiness's own step).
