@@ -338,7 +338,13 @@ pub fn serve_http(
                             if request.uri().path() != "/mcp" {
                                 return Ok::<_, std::convert::Infallible>(not_found());
                             }
-                            Ok(service.handle(request).await)
+                            let ends_session = request.method() == hyper::Method::DELETE;
+                            let mut response = service.handle(request).await;
+                            // A session ended is done, not pending: clients expect 200.
+                            if ends_session && response.status() == hyper::StatusCode::ACCEPTED {
+                                *response.status_mut() = hyper::StatusCode::OK;
+                            }
+                            Ok(response)
                         }
                     },
                 );
