@@ -940,3 +940,39 @@ async fn a_navigation_swaps_the_tools_under_a_waiting_agent() {
         r.text
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_observation_is_abandoned_and_the_next_one_goes_on() {
+    let source =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/served/shop.scn")).unwrap();
+    let g = serve_with(
+        &source,
+        Some("readiness never settles"),
+        "spec",
+        Clock::RealTime,
+    );
+    let (cancel, cancelled) = tokio::sync::oneshot::channel::<()>();
+    let first = {
+        let g = g.clone();
+        tokio::spawn(async move {
+            g.observe(&Map::new(), async {
+                let _ = cancelled.await;
+            })
+            .await
+        })
+    };
+    until(&g, |c| c.observations == 1 && c.engine_waiters == 1).await;
+    cancel.send(()).unwrap();
+    let r = first.await.unwrap();
+    assert!(r.text.contains("cancelled"), "{}", r.text);
+    let c = until(&g, |c| c.observations == 0).await;
+    assert_eq!(c.engine_waiters, 0, "the abandoned wait is gone: {c:?}");
+    let started = Instant::now();
+    let r = g
+        .observe(&args(json!({"timeoutMs": 300})), never())
+        .await;
+    assert!(started.elapsed() < Duration::from_millis(400));
+    // The second observation began at once: it was waiting for readiness, not queued.
+    assert_eq!(r.structured["queued"], false, "{}", r.text);
+    assert_clean(&g).await;
+}
