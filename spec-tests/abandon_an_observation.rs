@@ -27,6 +27,7 @@ fn abandon_an_observation_step_2_ends_the_wait_and_the_next_observation_begins_a
     let (mut sim, top) = never_ready();
     let first = sim.observe(top, "first");
     let second = sim.observe(top, "second");
+    let third = sim.observe(top, "third");
     sim.run_for(1000);
     assert_eq!(sim.live_waiters(), 1, "the first observation waits");
     assert!(sim.abandon_an_observation(first));
@@ -38,8 +39,11 @@ fn abandon_an_observation_step_2_ends_the_wait_and_the_next_observation_begins_a
     assert!(sim.observation(first).abandoned);
     let r = sim.observation_result(second).expect("the second observation finished");
     assert_eq!(r.outcome, WaitOutcome::TimedOut);
-    // It began when the first was abandoned (1000 ms in), not after the first's timeout.
+    // It began when the first was abandoned (1000 ms in), not after the first's timeout;
+    // the third waited for it.
     assert_eq!((r.started_at, r.ended_at), (1000, 6000));
+    let r = sim.observation_result(third).expect("the third observation finished");
+    assert_eq!((r.started_at, r.ended_at), (6000, 11000));
     assert_eq!(sim.live_waiters(), 0);
 }
 

@@ -976,3 +976,4 @@ async fn a_cancelled_observation_is_abandoned_and_the_next_one_goes_on() {
     assert_eq!(r.structured["queued"], false, "{}", r.text);
     assert_clean(&g).await;
 }
+

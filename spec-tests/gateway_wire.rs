@@ -213,6 +213,30 @@ subtest "busy"
 fn busy_page_answers(clock: &[&str]) {
     let file = scenario_file("busy", BUSY);
     let mut w = Wire::start(&file, clock);
+    // A call and an observation are answered (the page's backlog of toolchange tasks grows
+    // as it runs: they come first).
+    let started = Instant::now();
+    let r = w.call("webmcp_call", json!({"tool": "start", "timeoutMs": 5000}));
+    assert!(text(&r).contains("started"), "{}", text(&r));
+    let r = w.call("webmcp_observe", json!({"timeoutMs": 2000}));
+    assert!(
+        r["structuredContent"]["outcome"] == "ready"
+            || r["structuredContent"]["outcome"] == "no-observation",
+        "{r}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_millis(7200),
+        "{:?}",
+        started.elapsed()
+    );
+    let started = Instant::now();
+    let r = w.call("webmcp_wait_for", json!({"condition": "tool", "name": "start"}));
+    assert!(text(&r).contains("holds"), "{}", text(&r));
+    assert!(
+        started.elapsed() < Duration::from_millis(100),
+        "{:?}",
+        started.elapsed()
+    );
     let mut overshoots = Vec::new();
     for timeout in [100u64, 300] {
         let started = Instant::now();
@@ -230,20 +254,6 @@ fn busy_page_answers(clock: &[&str]) {
         );
     }
     eprintln!("busy page {clock:?}: deadline overshoot {overshoots:?}");
-    let started = Instant::now();
-    let r = w.call("webmcp_wait_for", json!({"condition": "tool", "name": "start"}));
-    assert!(text(&r).contains("holds"), "{}", text(&r));
-    assert!(started.elapsed() < Duration::from_millis(100), "{:?}", started.elapsed());
-    let started = Instant::now();
-    let r = w.call("webmcp_call", json!({"tool": "start", "timeoutMs": 2000}));
-    assert!(text(&r).contains("started"), "{}", text(&r));
-    let r = w.call("webmcp_observe", json!({"timeoutMs": 2000}));
-    assert!(
-        r["structuredContent"]["outcome"] == "ready"
-            || r["structuredContent"]["outcome"] == "no-observation",
-        "{r}"
-    );
-    assert!(started.elapsed() < Duration::from_millis(4200), "{:?}", started.elapsed());
 }
 
 #[test]
@@ -561,7 +571,7 @@ fn observations_queue_time_out_and_can_be_cancelled_and_the_queue_goes_on() {
     );
     // C began when B was abandoned (at 0.8 s), not after A's and B's full waits.
     assert!(
-        at_c > Duration::from_millis(5600) && at_c < Duration::from_millis(6500),
+        at_c > Duration::from_millis(5600) && at_c < Duration::from_millis(8000),
         "{at_c:?}"
     );
     assert!(w.response(&a, Duration::from_millis(50)).is_none_or(|r| r.get("result").is_some()));

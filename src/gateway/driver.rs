@@ -10,7 +10,7 @@
 //! aborts a tool forever) can keep an answer waiting.
 //!
 //! Clocks. With [`Clock::RealTime`], the page's virtual clock follows real time, even while
-//! the page never idles (its timers come due as a browser's would). With [`Clock::Virtual`],
+//! the page never idles (its timers come due as a browser's would, each at its own time). With [`Clock::Virtual`],
 //! time moves only while an agent waits for something (a wait-for, an observation, a call),
 //! and only when the page is idle: then it jumps straight to the next thing due. Every
 //! request with a timeout has a real-time deadline besides, which holds in both modes.
@@ -57,6 +57,9 @@ pub(super) enum Deadline {
 pub const SLICE_UNITS: usize = 512;
 /// The most real time a slice of units takes before the driver looks again.
 pub const SLICE_TIME: Duration = Duration::from_millis(2);
+/// The most real time the driver lets a page that never idles run before it takes the
+/// requests waiting (deadlines are answered between slices all the same).
+pub const SETTLE_TIME: Duration = Duration::from_millis(10);
 
 /// A deadline: on the virtual clock (with [`Clock::Virtual`] only), and in real time.
 struct DeadlineRecord {
@@ -134,30 +137,48 @@ impl<'a> Driver<'a> {
     /// The driver's loop: requests, deadlines passed, a slice of the page's units; then, once
     /// the page is idle, sleep until the next thing due (or the next request).
     pub(super) fn serve(&mut self, inbox: &mpsc::Receiver<Request>) {
+        // A request that woke the driver, handled once the clock has caught up.
+        let mut woken_by: Option<Request> = None;
         loop {
+            // What is due first, so that a deadline or a request acts on the page as it is
+            // now (unless the page never idles: then after SETTLE_TIME).
+            let target = match self.clock {
+                Clock::RealTime => self.real_now(),
+                Clock::Virtual => self.world().now(),
+            };
+            let more = self.settle(target);
+            if self.clock == Clock::RealTime {
+                // Real time passes even while the page never idles: the clock moves on, to
+                // one due moment at a time, so that timers still run in their order.
+                let to = if more {
+                    self.run.next_due().map_or(target, |due| due.min(target))
+                } else {
+                    target
+                };
+                if to > self.world().now() {
+                    self.run.world.advance_clock_to(to);
+                    self.after_unit();
+                }
+            }
+            let fired = self.fire_real_deadlines();
+            self.after_slice();
+            let mut handled = false;
+            if let Some(r) = woken_by.take() {
+                self.handle(r);
+                handled = true;
+            }
             loop {
                 match inbox.try_recv() {
-                    Ok(r) => self.handle(r),
+                    Ok(r) => {
+                        self.handle(r);
+                        handled = true;
+                    }
                     Err(mpsc::TryRecvError::Empty) => break,
                     Err(mpsc::TryRecvError::Disconnected) => return,
                 }
             }
-            self.fire_real_deadlines();
-            let target = match self.clock {
-                Clock::RealTime => {
-                    let now = self.real_now();
-                    if now > self.world().now() {
-                        self.run.world.advance_clock_to(now);
-                        self.after_unit();
-                    }
-                    now
-                }
-                Clock::Virtual => self.world().now(),
-            };
-            let more = self.run_slice(target);
-            self.after_slice();
-            if more {
-                continue;
+            if more || handled || fired {
+                continue; // the rest of the page's work, or what requests and deadlines started
             }
             if self.clock == Clock::Virtual && self.agent_waits() {
                 if let Some(t) = self.next_virtual_wake() {
@@ -173,9 +194,24 @@ impl<'a> Driver<'a> {
                     .map_err(|e| e == mpsc::RecvTimeoutError::Disconnected),
             };
             match received {
-                Ok(r) => self.handle(r),
+                Ok(r) => woken_by = Some(r),
                 Err(true) => return,
                 Err(false) => {}
+            }
+        }
+    }
+
+    /// Runs slices up to virtual time `limit` until the page is idle or [`SETTLE_TIME`] has
+    /// passed, answering deadlines between slices. True when work is left.
+    fn settle(&mut self, limit: u64) -> bool {
+        let started = Instant::now();
+        loop {
+            if !self.run_slice(limit) {
+                return false;
+            }
+            self.fire_real_deadlines(); // the work they start runs in the next slice
+            if started.elapsed() >= SETTLE_TIME {
+                return true;
             }
         }
     }
@@ -286,14 +322,18 @@ impl<'a> Driver<'a> {
         }
     }
 
-    fn fire_real_deadlines(&mut self) {
+    /// Ends the requests whose real-time deadline has passed; whether there were any.
+    fn fire_real_deadlines(&mut self) -> bool {
         let now = Instant::now();
+        let mut fired = false;
         while let Some(&(at, seq)) = self.real_deadlines.first() {
             if at > now {
                 break;
             }
             self.fire_deadline(seq);
+            fired = true;
         }
+        fired
     }
 
     fn fire_deadline(&mut self, seq: u64) {
