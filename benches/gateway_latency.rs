@@ -5,10 +5,18 @@
 //! condition hold) to the moment the answer arrives: through the gateway's handle, and through
 //! MCP (rmcp's client and server, JSON-RPC over an in-memory pipe).
 //!
-//! `cargo bench --bench gateway_latency` prints the percentiles. The target is under 5 ms;
-//! the seed's wait-for tool re-read its state every 200 ms.
+//! Then, with criterion, the round trip of a request while 1, 100 and 1000 other waits are
+//! pending (each for a tool that never comes): a `webmcp_wait_for` whose condition holds at
+//! once, through the gateway's handle and through MCP (rmcp's client, JSON-RPC lines through
+//! the gateway's own transport). The driver wakes only the waits a change concerns, so the
+//! round trip should not grow with the number pending.
+//!
+//! `cargo bench --bench gateway_latency` prints the percentiles and criterion's figures. The
+//! target is under 5 ms; the seed's wait-for tool re-read its state every 200 ms.
 
 use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion};
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::ServiceExt;
@@ -61,6 +69,65 @@ fn report(what: &str, mut samples: Vec<Duration>) {
     );
 }
 
+fn holding() -> serde_json::Map<String, serde_json::Value> {
+    json!({"condition": "tool-gone", "name": "never"})
+        .as_object()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// A served world with `pending` waits under way (30 s each, for a tool that never comes).
+async fn with_pending(pending: usize) -> Gateway {
+    let g = serve();
+    let never = json!({"condition": "tool", "name": "never", "timeoutMs": 30000})
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    for _ in 0..pending {
+        let g = g.clone();
+        let never = never.clone();
+        tokio::spawn(async move { g.wait_for(&never, std::future::pending()).await });
+    }
+    while g.counts().await.waits < pending {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    g
+}
+
+fn pending_waits(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
+    let mut group = c.benchmark_group("round trip with waits pending");
+    group
+        .sample_size(50)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for pending in [1usize, 100, 1000] {
+        let g = runtime.block_on(with_pending(pending));
+        group.bench_with_input(BenchmarkId::new("gateway", pending), &g, |b, g| {
+            b.iter(|| runtime.block_on(g.wait_for(&holding(), std::future::pending())))
+        });
+        let client = runtime.block_on(async {
+            let (server_io, client_io) = tokio::io::duplex(1 << 16);
+            let (read, write) = tokio::io::split(server_io);
+            let gateway = g.clone();
+            tokio::spawn(async move {
+                let _ = webmcp_ref::gateway::server::serve_lines(gateway, read, write).await;
+            });
+            ().serve(client_io).await.expect("connects")
+        });
+        group.bench_with_input(BenchmarkId::new("MCP", pending), &client, |b, client| {
+            b.iter(|| {
+                runtime.block_on(client.call_tool(
+                    CallToolRequestParams::new("webmcp_wait_for").with_arguments(holding()),
+                ))
+            })
+        });
+        runtime.block_on(async {
+            let _ = client.cancel().await;
+        });
+    }
+    group.finish();
+}
+
 fn main() {
     // `cargo test --benches` runs bench binaries with no measurement wanted.
     if std::env::args().any(|a| a == "--test" || a == "--list") {
@@ -71,6 +138,9 @@ fn main() {
         .enable_all()
         .build()
         .expect("a runtime");
+    let mut criterion = Criterion::default().configure_from_args();
+    pending_waits(&mut criterion, &runtime);
+    criterion.final_summary();
     runtime.block_on(async {
         let mut direct = Vec::new();
         for _ in 0..SAMPLES {

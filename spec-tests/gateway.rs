@@ -111,7 +111,7 @@ async fn wait_for_tool_wakes_when_the_tool_registers() {
     assert!(r.text.contains("holds (after 1500 ms)"), "{}", r.text);
     assert!(
         r.text
-            .contains("`\"search\"` in document `shop` (MCP tool `\"shop.search\"`)"),
+            .contains("`\"search\"` in document `\"shop\"` (MCP tool `page1.tool1`)"),
         "{}",
         r.text
     );
@@ -142,7 +142,7 @@ async fn wait_for_tool_gone_wakes_when_the_tool_unregisters() {
     assert!(r.text.contains("holds (after 2500 ms)"), "{}", r.text);
     assert!(
         r.text
-            .contains("No tool whose name matches `checkout` is visible"),
+            .contains("No tool whose name matches `checkout` is in the page"),
         "{}",
         r.text
     );
@@ -166,7 +166,7 @@ async fn wait_for_tools_ready_wakes_when_readiness_settles() {
     assert!(r.text.contains("holds (after 2000 ms)"), "{}", r.text);
     assert!(
         r.text
-            .contains("Every document of the page is ready: `shop`"),
+            .contains("Every document of the page is ready: `\"shop\"`"),
         "{}",
         r.text
     );
@@ -194,7 +194,7 @@ async fn wait_for_navigation_wakes_when_the_navigation_commits() {
         json!({"condition": "tool", "name": "pay", "page": "checkout"}),
     )
     .await;
-    assert!(r.text.contains("`\"shop.pay\"`"), "{}", r.text);
+    assert!(r.text.contains("`\"pay\"` in document `\"checkout\"`"), "{}", r.text);
 }
 
 #[tokio::test]
@@ -218,7 +218,7 @@ async fn wait_for_toolchange_after_the_wait_started() {
     let g = serve(SHOP);
     let r = wait_for(&g, json!({"condition": "toolchange"})).await;
     assert!(r.text.contains("holds (after 1500 ms)"), "{}", r.text);
-    assert!(r.text.contains("at document `shop`"), "{}", r.text);
+    assert!(r.text.contains("at document `\"shop\"`"), "{}", r.text);
     assert_notice(&r);
     // Events fired before this wait started do not count: the next one is the unregistration.
     let r = wait_for(&g, json!({"condition": "toolchange", "timeoutMs": 30000})).await;
@@ -350,7 +350,7 @@ async fn an_unknown_page_lists_the_pages() {
         let r = wait_for(&g, a.clone()).await;
         assert!(r.is_error, "{a}: {}", r.text);
         assert!(
-            r.text.contains("- 1: `shop` at `\"https://shop.test/\"`"),
+            r.text.contains("- 1: `\"shop\"` at `\"https://shop.test/\"`"),
             "{a}: {}",
             r.text
         );
@@ -413,17 +413,17 @@ subtest "s"
     let g = serve(closing);
     let r = wait_for(&g, json!({"condition": "tool", "name": "x"})).await;
     assert!(r.is_error, "{}", r.text);
-    assert!(r.text.contains("**Page `top` (id 1) was closed** while waiting for `tool` with name `x` (after 1000 ms)"), "{}", r.text);
+    assert!(r.text.contains("**Page `\"top\"` (id 1) was closed** while waiting for `tool` with name `x` (after 1000 ms)"), "{}", r.text);
     let r = wait_for(&g, json!({"condition": "tools-ready", "page": "top"})).await;
     assert!(r.is_error);
     assert!(
-        r.text.contains("Page `top` (id 1) was closed."),
+        r.text.contains("Page 1 was closed."),
         "{}",
         r.text
     );
     let r = wait_for(&g, json!({"condition": "tools-ready"})).await;
     assert!(r.text.contains("No page is open."), "{}", r.text);
-    assert!(r.text.contains("- 1: `top` (closed)"), "{}", r.text);
+    assert!(r.text.contains("- 1: `\"top\"` (closed)"), "{}", r.text);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -445,8 +445,8 @@ async fn cancellation_ends_the_wait_at_once_and_cleans_up() {
     let c = until(&g, |c| c.waits == 1).await;
     assert_eq!(
         (c.timers, c.listeners, c.waits),
-        (2, 1, 1),
-        "the wait's deadline, re-read and listener: {c:?}"
+        (1, 1, 1),
+        "the wait's deadline and index entry: {c:?}"
     );
     let t = Instant::now();
     cancel.send(()).unwrap();
@@ -461,9 +461,9 @@ async fn cancellation_ends_the_wait_at_once_and_cleans_up() {
 }
 
 #[tokio::test]
-async fn the_periodic_reread_rearms_and_is_removed_with_the_wait() {
+async fn a_timed_out_wait_leaves_no_deadline_or_index_entry_behind() {
     let g = serve(SHOP);
-    // 1000 ms on the virtual clock: five re-reads come and go before the timeout.
+    // 1000 ms on the virtual clock, then the timeout.
     let r = wait_for(
         &g,
         json!({"condition": "tool", "name": "refund", "timeoutMs": 1000}),
@@ -478,7 +478,7 @@ async fn the_periodic_reread_rearms_and_is_removed_with_the_wait() {
 #[tokio::test]
 async fn observe_waits_for_readiness_and_shows_every_tool() {
     let g = serve(SHOP);
-    let r = g.observe(&args(json!({"page": "shop"}))).await;
+    let r = g.observe(&args(json!({"page": "shop"})), never()).await;
     assert!(!r.is_error, "{}", r.text);
     assert_notice(&r);
     assert!(
@@ -489,13 +489,13 @@ async fn observe_waits_for_readiness_and_shows_every_tool() {
     );
     assert!(
         r.text
-            .contains("### Document `shop` at `\"https://shop.test/\"` (unique ID 1)"),
+            .contains("### Document `\"shop\"` at `\"https://shop.test/\"` (unique ID 1)"),
         "{}",
         r.text
     );
     assert!(
         r.text
-            .contains("- `\"search\"` (MCP tool `\"shop.search\"`)"),
+            .contains("- `\"search\"` (MCP tool `page1.tool1`)"),
         "{}",
         r.text
     );
@@ -527,7 +527,7 @@ async fn observe_times_out_on_a_promise_that_never_settles() {
         "spec",
         Clock::Virtual,
     );
-    let r = g.observe(&Map::new()).await;
+    let r = g.observe(&Map::new(), never()).await;
     assert!(
         r.text.contains("still not ready after 5000 ms"),
         "{}",
@@ -552,10 +552,10 @@ subtest "s"
     navigate top to https://a.test/next as next
 "#;
     let g = serve(source);
-    let r = g.observe(&Map::new()).await;
+    let r = g.observe(&Map::new(), never()).await;
     assert!(
         r.text
-            .contains("No observation: page `top` (id 1) navigated"),
+            .contains("No observation: page `\"top\"` (id 1) navigated"),
         "{}",
         r.text
     );
@@ -579,13 +579,13 @@ async fn call_runs_the_tool_and_answers_with_its_result() {
     // string comes back quoted.
     assert!(
         r.text.contains(
-            "Tool `\"search\"` of document `shop` returned:\n```text\n\"3 results\"\n```"
+            "Tool `\"search\"` of document `\"shop\"` returned:\n```text\n\"3 results\"\n```"
         ),
         "{}",
         r.text
     );
     // By its MCP name too.
-    let r = g.call_page_tool("shop.search", Map::new(), never()).await;
+    let r = g.call_page_tool("page1.tool1", Map::new(), never()).await;
     assert!(r.text.contains("3 results"), "{}", r.text);
 }
 
@@ -611,11 +611,13 @@ subtest "s"
     let r = g.call(&args(json!({"tool": "nope"})), never()).await;
     assert!(r.is_error);
     assert!(
-        r.text.contains("**No tool `\"nope\"` on the page now.**"),
+        r.text.contains("**No tool `nope` on the open pages now.**"),
         "{}",
         r.text
     );
-    assert_notice(&r);
+    // It lists the gateway's own names only: no page text, no notice.
+    assert!(r.text.contains("`page1.tool1`"), "{}", r.text);
+    assert!(!r.text.contains(UNTRUSTED_NOTICE), "{}", r.text);
     let r = g.call(&args(json!({"input": {}})), never()).await;
     assert!(r.text.contains("`tool` is missing"), "{}", r.text);
     let r = g
@@ -750,17 +752,17 @@ async fn over_mcp_page_tools_are_mcp_tools_and_list_changed_is_sent() {
     let tools = client.list_all_tools().await.unwrap();
     let search = tools
         .iter()
-        .find(|t| t.name == "shop.search")
-        .expect("shop.search is listed");
+        .find(|t| t.name == "page1.tool1")
+        .expect("the search tool is listed as page1.tool1");
     assert!(search
         .description
         .as_deref()
         .unwrap_or("")
-        .contains("page-provided, untrusted"));
+        .contains(UNTRUSTED_NOTICE));
     assert_eq!(search.input_schema.get("type"), Some(&json!("object")));
-    assert!(tools.iter().any(|t| t.name == "shop.checkout"));
+    assert!(tools.iter().any(|t| t.name == "page1.tool2"));
     let r = client
-        .call_tool(mcp::call("shop.search", json!({"query": "tea"})))
+        .call_tool(mcp::call("page1.tool1", json!({"query": "tea"})))
         .await
         .unwrap();
     assert!(mcp::text(&r).contains("3 results"), "{}", mcp::text(&r));
@@ -932,5 +934,46 @@ async fn a_navigation_swaps_the_tools_under_a_waiting_agent() {
     );
     assert_notice(&r);
     let r = wait_for(&g, json!({"condition": "tool", "name": "sale-*"})).await;
-    assert!(r.text.contains("`\"shop.sale-items\"`"), "{}", r.text);
+    assert!(
+        r.text.contains("`\"sale-items\"` in document `\"sale\"`"),
+        "{}",
+        r.text
+    );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_observation_is_abandoned_and_the_next_one_goes_on() {
+    let source =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/served/shop.scn")).unwrap();
+    let g = serve_with(
+        &source,
+        Some("readiness never settles"),
+        "spec",
+        Clock::RealTime,
+    );
+    let (cancel, cancelled) = tokio::sync::oneshot::channel::<()>();
+    let first = {
+        let g = g.clone();
+        tokio::spawn(async move {
+            g.observe(&Map::new(), async {
+                let _ = cancelled.await;
+            })
+            .await
+        })
+    };
+    until(&g, |c| c.observations == 1 && c.engine_waiters == 1).await;
+    cancel.send(()).unwrap();
+    let r = first.await.unwrap();
+    assert!(r.text.contains("cancelled"), "{}", r.text);
+    let c = until(&g, |c| c.observations == 0).await;
+    assert_eq!(c.engine_waiters, 0, "the abandoned wait is gone: {c:?}");
+    let started = Instant::now();
+    let r = g
+        .observe(&args(json!({"timeoutMs": 300})), never())
+        .await;
+    assert!(started.elapsed() < Duration::from_millis(400));
+    // The second observation began at once: it was waiting for readiness, not queued.
+    assert_eq!(r.structured["queued"], false, "{}", r.text);
+    assert_clean(&g).await;
+}
+

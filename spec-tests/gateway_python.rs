@@ -1,7 +1,8 @@
-//! A real MCP client against the built binary over stdio: the Python `mcp` package runs
-//! spec-tests/mcp_client.py, which serves served/shop.scn in real time, lists the tools,
-//! waits for the late tool, observes the page, sees `notifications/tools/list_changed`, and
-//! calls a page tool.
+//! A real MCP client against the built binary: the Python `mcp` package runs
+//! spec-tests/mcp_client.py, which serves served/shop.scn in real time. Over stdio it lists the
+//! tools, waits for the late tool, observes the page, sees `notifications/tools/list_changed`,
+//! and calls a page tool; over streamable HTTP, two clients share the one served world at once
+//! and see each other's effects.
 //!
 //! Ignored by default (it needs Python with `mcp` installed); `.ci/run` creates a virtual
 //! environment, installs `mcp` from PyPI, and runs this test with `WEBMCP_REF_PYTHON` naming
@@ -15,9 +16,7 @@ use std::process::Command;
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
 
-#[test]
-#[ignore = "needs WEBMCP_REF_PYTHON: a Python with the `mcp` package (see .ci/run)"]
-fn a_python_mcp_client_lists_observes_waits_and_sees_list_changed() {
+fn run_client(extra: &[&str]) {
     let python = std::env::var("WEBMCP_REF_PYTHON")
         .expect("WEBMCP_REF_PYTHON names a Python interpreter with the `mcp` package installed");
     let root = env!("CARGO_MANIFEST_DIR");
@@ -25,6 +24,7 @@ fn a_python_mcp_client_lists_observes_waits_and_sees_list_changed() {
         .arg(format!("{root}/spec-tests/mcp_client.py"))
         .arg(env!("CARGO_BIN_EXE_webmcp-ref"))
         .arg(format!("{root}/served/shop.scn"))
+        .args(extra)
         .current_dir(root)
         .output()
         .unwrap_or_else(|e| panic!("{python} could not run: {e}"));
@@ -37,4 +37,16 @@ fn a_python_mcp_client_lists_observes_waits_and_sees_list_changed() {
         out.status
     );
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+}
+
+#[test]
+#[ignore = "needs WEBMCP_REF_PYTHON: a Python with the `mcp` package (see .ci/run)"]
+fn a_python_mcp_client_lists_observes_waits_and_sees_list_changed() {
+    run_client(&[]);
+}
+
+#[test]
+#[ignore = "needs WEBMCP_REF_PYTHON: a Python with the `mcp` package (see .ci/run)"]
+fn two_python_mcp_clients_over_http_share_one_world() {
+    run_client(&["--http"]);
 }

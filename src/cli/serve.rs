@@ -1,9 +1,11 @@
 //! `webmcp-ref serve`: a subtest's simulated pages, served to agents over MCP on this process's
-//! stdin and stdout (which are the transport: nothing else is written there).
+//! stdin and stdout (which are the transport: nothing else is written there), or with
+//! `--http ADDR` over MCP's streamable HTTP on loopback, where several agents share the world.
 
 use std::path::PathBuf;
 
-use webmcp_ref::gateway::{server::serve_stdio, Clock, Gateway, ServeOptions};
+use webmcp_ref::gateway::server::{http_address, serve_http, serve_stdio};
+use webmcp_ref::gateway::{Clock, Gateway, ServeOptions};
 
 use super::{build_profile, load_one, BadInput, CliError, Exit};
 
@@ -25,6 +27,11 @@ pub struct Args {
     /// thing due (deterministic, for tests). By default it follows real time.
     #[arg(long = "virtual")]
     virtual_clock: bool,
+    /// Serve MCP's streamable HTTP at http://ADDR/mcp instead of stdio: ADDR is PORT (on
+    /// 127.0.0.1) or a loopback HOST:PORT. Every client shares the one served world and its
+    /// clock. Port 0 picks a free port; the address is printed on stderr.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
@@ -37,10 +44,11 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             Clock::RealTime
         },
     };
+    let address = args.http.as_deref().map(http_address).transpose()?;
     let gateway = Gateway::start(load_one(&args.file)?, options).map_err(BadInput::from)?;
     let s = gateway.served();
-    eprintln!(
-        "webmcp-ref serve: subtest {:?} of {} ({} profile, {} clock): MCP on stdin/stdout",
+    let about = format!(
+        "webmcp-ref serve: subtest {:?} of {} ({} profile, {} clock)",
         s.subtest,
         s.path,
         s.profile,
@@ -50,6 +58,14 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             "real-time"
         }
     );
-    serve_stdio(gateway)?;
+    match address {
+        None => {
+            eprintln!("{about}: MCP on stdin/stdout");
+            serve_stdio(gateway)?;
+        }
+        Some(address) => serve_http(gateway, address, |bound| {
+            eprintln!("{about}: MCP at http://{bound}/mcp");
+        })?,
+    }
     Ok(Exit::Held)
 }

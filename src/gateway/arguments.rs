@@ -5,8 +5,10 @@
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use super::answers::quote;
 use super::conditions::{
-    Condition, ConditionName, Pattern, Support, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS,
+    Condition, ConditionName, Pattern, Support, DEFAULT_CALL_TIMEOUT_MS,
+    DEFAULT_OBSERVE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS,
 };
 
 /// Which page a tool acts on: by name (the `page NAME` of the scenario, or its current top
@@ -17,12 +19,20 @@ pub struct PageRef {
     pub id: Option<u64>,
 }
 
+/// A `webmcp_observe` call, checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObserveArgs {
+    pub timeout_ms: u64,
+    pub page: PageRef,
+}
+
 /// A `webmcp_call` call, checked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallArgs {
     /// An MCP name of the page's tools, else a WebMCP name.
     pub tool: String,
     pub input: Value,
+    pub timeout_ms: u64,
     pub page: PageRef,
 }
 
@@ -37,44 +47,44 @@ pub struct WaitArgs {
 /// What is wrong with a tool's arguments.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum ArgumentError {
-    #[error("unknown argument `{0}`; the arguments are `page` and `pageId`")]
+    #[error("unknown argument {}; the arguments are `timeoutMs`, `page` and `pageId`", quote(.0))]
     UnknownObserveArgument(String),
-    #[error("unknown argument `{0}`; the arguments are `tool`, `input`, `page` and `pageId`")]
+    #[error("unknown argument {}; the arguments are `tool`, `input`, `timeoutMs`, `page` and `pageId`", quote(.0))]
     UnknownCallArgument(String),
-    #[error("unknown argument `{given}`; the arguments are {}", backquoted(&WAIT_FOR_ARGUMENTS))]
+    #[error("unknown argument {}; the arguments are {}", quote(.given), backquoted(&WAIT_FOR_ARGUMENTS))]
     UnknownWaitArgument { given: String },
     #[error("`tool` is blank: give the tool's name")]
     ToolBlank,
     #[error("`tool` is missing: give the tool's name")]
     ToolMissing,
-    #[error("`tool` must be a string, not {0}")]
+    #[error("`tool` must be a string, not {}", shown(.0))]
     ToolNotAString(Value),
-    #[error("`input` must be an object, not {0}")]
+    #[error("`input` must be an object, not {}", shown(.0))]
     InputNotAnObject(Value),
     #[error("`page` is blank: give a page's name, or leave it out for the first page")]
     PageBlank,
-    #[error("`page` must be a string (a page's name), not {0}")]
+    #[error("`page` must be a string (a page's name), not {}", shown(.0))]
     PageNotAString(Value),
-    #[error("`pageId` must be a whole number from 1 (the first page opened), not {0}")]
+    #[error("`pageId` must be a whole number from 1 (the first page opened), not {}", quote(&.0.to_string()))]
     PageIdOutOfRange(serde_json::Number),
-    #[error("`pageId` must be a whole number from 1 (the first page opened), not {0:?}")]
+    #[error("`pageId` must be a whole number from 1 (the first page opened), not {}", quote(.0))]
     PageIdText(String),
-    #[error("`pageId` must be a whole number, not {0}")]
+    #[error("`pageId` must be a whole number, not {}", shown(.0))]
     PageIdNotANumber(Value),
-    #[error("`timeoutMs` must be a number of milliseconds (kept between {MIN_TIMEOUT_MS} and {MAX_TIMEOUT_MS}), not {0}")]
+    #[error("`timeoutMs` must be a number of milliseconds (kept between {MIN_TIMEOUT_MS} and {MAX_TIMEOUT_MS}), not {}", shown(.0))]
     TimeoutNotANumber(Value),
     #[error("`{0}` is blank")]
     Blank(&'static str),
-    #[error("`{key}` must be a string, not {value}")]
+    #[error("`{key}` must be a string, not {}", shown(.value))]
     NotAString { key: &'static str, value: Value },
     #[error("`condition` is missing: give one of {}", backquoted(.offered))]
     ConditionMissing { offered: Vec<&'static str> },
-    #[error("`condition` must be a string, one of {}; not {value}", backquoted(.offered))]
+    #[error("`condition` must be a string, one of {}; not {}", backquoted(.offered), shown(.value))]
     ConditionNotAString {
         value: Value,
         offered: Vec<&'static str>,
     },
-    #[error("unknown condition `{condition}`: give one of {}", backquoted(.offered))]
+    #[error("unknown condition {}: give one of {}", quote(.condition), backquoted(.offered))]
     UnknownCondition {
         condition: String,
         offered: Vec<&'static str>,
@@ -84,7 +94,7 @@ pub enum ArgumentError {
         condition: &'static str,
         offered: Vec<&'static str>,
     },
-    #[error("`ready` must be true or false, not {0}")]
+    #[error("`ready` must be true or false, not {}", shown(.0))]
     ReadyNotABoolean(Value),
     #[error("`name` applies to the `tool` and `tool-gone` conditions only, not to `{0}`")]
     NameNotApplicable(&'static str),
@@ -113,6 +123,11 @@ const WAIT_FOR_ARGUMENTS: [&str; 7] = [
     "pageId",
 ];
 
+/// A value the agent gave, as JSON in a code span it cannot break out of.
+fn shown(value: &Value) -> String {
+    quote(&value.to_string())
+}
+
 /// "`a`, `b`, `c`", for messages.
 fn backquoted(names: &[&str]) -> String {
     names
@@ -122,17 +137,21 @@ fn backquoted(names: &[&str]) -> String {
         .join(", ")
 }
 
-/// Checks `webmcp_observe`'s arguments: `page` / `pageId`.
-pub fn observe_args(args: &Map<String, Value>) -> Result<PageRef, ArgumentError> {
-    if let Some(k) = args.keys().find(|k| *k != "page" && *k != "pageId") {
+/// Checks `webmcp_observe`'s arguments: `timeoutMs`, `page` / `pageId`.
+pub fn observe_args(args: &Map<String, Value>) -> Result<ObserveArgs, ArgumentError> {
+    const KNOWN: [&str; 3] = ["timeoutMs", "page", "pageId"];
+    if let Some(k) = args.keys().find(|k| !KNOWN.contains(&k.as_str())) {
         return Err(ArgumentError::UnknownObserveArgument(k.clone()));
     }
-    page_ref(args)
+    Ok(ObserveArgs {
+        timeout_ms: timeout_ms(args, DEFAULT_OBSERVE_TIMEOUT_MS)?,
+        page: page_ref(args)?,
+    })
 }
 
-/// Checks `webmcp_call`'s arguments: `tool`, `input`, `page` / `pageId`.
+/// Checks `webmcp_call`'s arguments: `tool`, `input`, `timeoutMs`, `page` / `pageId`.
 pub fn call_args(args: &Map<String, Value>) -> Result<CallArgs, ArgumentError> {
-    const KNOWN: [&str; 4] = ["tool", "input", "page", "pageId"];
+    const KNOWN: [&str; 5] = ["tool", "input", "timeoutMs", "page", "pageId"];
     if let Some(k) = args.keys().find(|k| !KNOWN.contains(&k.as_str())) {
         return Err(ArgumentError::UnknownCallArgument(k.clone()));
     }
@@ -150,6 +169,7 @@ pub fn call_args(args: &Map<String, Value>) -> Result<CallArgs, ArgumentError> {
     Ok(CallArgs {
         tool,
         input,
+        timeout_ms: timeout_ms(args, DEFAULT_CALL_TIMEOUT_MS)?,
         page: page_ref(args)?,
     })
 }
@@ -177,12 +197,12 @@ pub fn page_ref(args: &Map<String, Value>) -> Result<PageRef, ArgumentError> {
     Ok(PageRef { name, id })
 }
 
-/// Clamps `timeoutMs` to 100..=30000 (5000 when absent).
-pub fn timeout_ms(args: &Map<String, Value>) -> Result<u64, ArgumentError> {
+/// Clamps `timeoutMs` to 100..=30000 (`default` when absent).
+pub fn timeout_ms(args: &Map<String, Value>, default: u64) -> Result<u64, ArgumentError> {
     match args.get("timeoutMs") {
-        None | Some(Value::Null) => Ok(DEFAULT_TIMEOUT_MS),
+        None | Some(Value::Null) => Ok(default),
         Some(Value::Number(n)) => {
-            let ms = n.as_f64().unwrap_or(DEFAULT_TIMEOUT_MS as f64).round();
+            let ms = n.as_f64().unwrap_or(default as f64).round();
             Ok((ms.max(0.0) as u64).clamp(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS))
         }
         Some(other) => Err(ArgumentError::TimeoutNotANumber(other.clone())),
@@ -271,7 +291,7 @@ pub fn wait_args(args: &Map<String, Value>, support: &Support) -> Result<WaitArg
     };
     Ok(WaitArgs {
         condition,
-        timeout_ms: timeout_ms(args)?,
+        timeout_ms: timeout_ms(args, DEFAULT_TIMEOUT_MS)?,
         page: page_ref(args)?,
     })
 }
@@ -289,30 +309,34 @@ mod tests {
         toolchange_ready: true,
     };
 
+    fn timeout_ms_of(a: &Map<String, Value>) -> Result<u64, ArgumentError> {
+        timeout_ms(a, DEFAULT_TIMEOUT_MS)
+    }
+
     #[test]
     fn timeouts_are_clamped() {
-        assert_eq!(timeout_ms(&args(serde_json::json!({}))), Ok(5000));
+        assert_eq!(timeout_ms_of(&args(serde_json::json!({}))), Ok(5000));
         assert_eq!(
-            timeout_ms(&args(serde_json::json!({"timeoutMs": 10}))),
+            timeout_ms_of(&args(serde_json::json!({"timeoutMs": 10}))),
             Ok(100)
         );
         assert_eq!(
-            timeout_ms(&args(serde_json::json!({"timeoutMs": -5}))),
+            timeout_ms_of(&args(serde_json::json!({"timeoutMs": -5}))),
             Ok(100)
         );
         assert_eq!(
-            timeout_ms(&args(serde_json::json!({"timeoutMs": 1e9}))),
+            timeout_ms_of(&args(serde_json::json!({"timeoutMs": 1e9}))),
             Ok(30000)
         );
         assert_eq!(
-            timeout_ms(&args(serde_json::json!({"timeoutMs": 250.4}))),
+            timeout_ms_of(&args(serde_json::json!({"timeoutMs": 250.4}))),
             Ok(250)
         );
         assert_eq!(
-            timeout_ms(&args(serde_json::json!({"timeoutMs": "5s"})))
+            timeout_ms_of(&args(serde_json::json!({"timeoutMs": "5s"})))
                 .unwrap_err()
                 .to_string(),
-            "`timeoutMs` must be a number of milliseconds (kept between 100 and 30000), not \"5s\""
+            "`timeoutMs` must be a number of milliseconds (kept between 100 and 30000), not `\"5s\"`"
         );
     }
 

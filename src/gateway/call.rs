@@ -6,90 +6,92 @@ use tokio::sync::oneshot;
 
 use super::answers::{Answer, Reply};
 use super::arguments::PageRef;
-use super::driver::Driver;
+use super::driver::{Deadline, Driver};
 use super::handle::ToolRef;
-use super::tools::mcp_tool_name;
 use crate::host::keys::{DocumentKey, SignalKey};
 use crate::host::promise::PromiseState;
 use crate::host::value::Value;
 use crate::prelude::*;
 use crate::webmcp::ExecutionKey;
 
-/// A call under way: its execution in the engine, the signal cancelling it aborts, and
-/// where its answer goes.
+/// A call under way: its execution in the engine, the signal cancelling it aborts, its
+/// deadline, and where its answer goes.
 pub(super) struct PendingCall {
     pub(super) execution: ExecutionKey,
     pub(super) signal: SignalKey,
     pub(super) tool: String,
     pub(super) document: String,
+    pub(super) timeout_ms: u64,
+    pub(super) deadline: u64,
     pub(super) reply: oneshot::Sender<Reply>,
 }
 
 impl Driver<'_> {
-    /// Finds a page tool: by MCP name, or (for `webmcp_call`) by WebMCP name in the page.
+    /// Finds a page tool: by its MCP name (`pageP.toolN`, unique across pages), or (for
+    /// `webmcp_call`) by its WebMCP name, in the page named when one is, else in every open
+    /// page.
     pub(super) fn find_tool(
         &mut self,
         page: &PageRef,
         tool: &ToolRef,
     ) -> Result<(DocumentKey, String), Reply> {
-        let mut by_mcp = Vec::new();
-        let mut by_name = Vec::new();
         let scope = match tool {
-            ToolRef::Mcp(_) => None,
-            ToolRef::Named(_) => Some(self.resolve_page(page)?),
+            ToolRef::Named(_) if page.name.is_some() || page.id.is_some() => {
+                Some(self.resolve_page(page)?.1)
+            }
+            _ => None,
         };
-        self.for_each_page_tool(|page_id, nav, doc, t| {
-            if scope.is_some_and(|(_, id)| id != page_id) {
-                return;
-            }
-            let mcp = mcp_tool_name(&self.world().navigables[nav].label, &t.name);
-            let wanted = match tool {
-                ToolRef::Mcp(n) | ToolRef::Named(n) => n,
-            };
-            if mcp == *wanted {
-                by_mcp.push((doc, t.name.clone()));
-            }
-            if matches!(tool, ToolRef::Named(_)) && t.name == *wanted {
-                by_name.push((doc, t.name.clone(), mcp));
-            }
-        });
-        if let Some(found) = by_mcp.into_iter().next() {
-            return Ok(found);
+        let wanted = match tool {
+            ToolRef::Mcp(n) | ToolRef::Named(n) => n.clone(),
+        };
+        let tools = self.all_page_tools();
+        if let Some(found) = tools.iter().find(|l| l.mcp == wanted) {
+            return Ok((found.doc, found.name.clone()));
         }
-        match by_name.len() {
-            1 => {
-                let (doc, name, _) = by_name.remove(0);
-                Ok((doc, name))
-            }
-            0 => {
+        let by_name: Vec<_> = match tool {
+            ToolRef::Named(_) => tools
+                .iter()
+                .filter(|l| l.name == wanted && scope.is_none_or(|id| id == l.page_id))
+                .collect(),
+            ToolRef::Mcp(_) => Vec::new(),
+        };
+        match by_name.as_slice() {
+            [one] => Ok((one.doc, one.name.clone())),
+            [] => {
                 let mut a = Answer::error();
-                let wanted = match tool {
-                    ToolRef::Mcp(n) | ToolRef::Named(n) => n,
+                let where_ = match scope {
+                    Some(id) => format!("on page {id}"),
+                    None => "on the open pages".into(),
                 };
-                let line = format!("**No tool {} on the page now.**", a.page(wanted));
-                a.line(line);
-                let tools: Vec<String> = self
-                    .page_tools()
-                    .iter()
-                    .map(|t| a.page(&t.mcp_name))
-                    .collect();
+                a.line(format!("**No tool {} {where_} now.**", a.quote(&wanted)));
+                let names: Vec<String> = tools.iter().map(|l| a.quote(&l.mcp)).collect();
                 a.line(format!(
                     "Tools of the open pages (MCP names): {}.",
-                    if tools.is_empty() {
+                    if names.is_empty() {
                         "none".to_string()
                     } else {
-                        tools.join(", ")
+                        names.join(", ")
                     }
                 ));
+                a.field("outcome", "no-such-tool");
+                a.field(
+                    "tools",
+                    tools.iter().map(|l| l.mcp.clone()).collect::<Vec<_>>(),
+                );
                 Err(a.finish())
             }
-            _ => {
+            many => {
                 let mut a = Answer::error();
-                let names: Vec<String> = by_name.iter().map(|(_, _, m)| a.page(m)).collect();
+                let names: Vec<String> = many.iter().map(|l| a.quote(&l.mcp)).collect();
                 a.line(format!(
                     "**Several documents have a tool of that name;** name one by its MCP name: {}.",
                     names.join(", ")
                 ));
+                a.field("outcome", "ambiguous-tool");
+                a.field(
+                    "tools",
+                    many.iter().map(|l| l.mcp.clone()).collect::<Vec<_>>(),
+                );
                 Err(a.finish())
             }
         }
@@ -101,6 +103,7 @@ impl Driver<'_> {
         page: PageRef,
         tool: ToolRef,
         input: Json,
+        timeout_ms: u64,
         reply: oneshot::Sender<Reply>,
     ) {
         let (doc, name) = match self.find_tool(&page, &tool) {
@@ -144,6 +147,7 @@ impl Driver<'_> {
             .map(|(k, _)| k);
         match execution {
             Some(execution) => {
+                let deadline = self.add_deadline(Deadline::Call(id), timeout_ms);
                 self.calls.insert(
                     id,
                     PendingCall {
@@ -151,6 +155,8 @@ impl Driver<'_> {
                         signal,
                         tool: name,
                         document,
+                        timeout_ms,
+                        deadline,
                         reply,
                     },
                 );
@@ -166,7 +172,38 @@ impl Driver<'_> {
         }
     }
 
+    /// Aborts a call's signal and forgets it (the agent cancelled it, or its time ran out).
+    pub(super) fn cancel_call(&mut self, id: u64, why: &str) -> Option<PendingCall> {
+        let call = self.calls.remove(&id)?;
+        self.remove_deadline(call.deadline);
+        let reason = Value::error(crate::ErrorValue::dom("AbortError", why));
+        self.run.world.signal_abort(call.signal, Some(reason));
+        Some(call)
+    }
+
+    pub(super) fn call_timed_out(&mut self, id: u64) {
+        let Some(call) = self.cancel_call(id, "the agent's call timed out") else {
+            return;
+        };
+        let mut a = Answer::error();
+        let line = format!(
+            "**Tool {} of document {} did not answer within {} ms;** the gateway aborted its signal (the page sees toolcancel).",
+            a.page(&call.tool),
+            a.page(&call.document),
+            call.timeout_ms
+        );
+        a.line(line);
+        a.field("outcome", "timed-out");
+        a.field("waitedMs", call.timeout_ms);
+        a.untrusted("tool", call.tool.clone());
+        a.untrusted("document", call.document.clone());
+        let _ = call.reply.send(a.finish());
+    }
+
     pub(super) fn check_calls(&mut self) {
+        if self.calls.is_empty() {
+            return;
+        }
         let done: Vec<u64> = self
             .calls
             .iter()
@@ -181,6 +218,7 @@ impl Driver<'_> {
             let Some(call) = self.calls.remove(&id) else {
                 continue;
             };
+            self.remove_deadline(call.deadline);
             let outcome = match &self.world().webmcp().executions[call.execution].outcome {
                 // A null result (the execution navigated its document) reads as an empty one.
                 Some(Ok(result)) => CallOutcome::Returned(result.clone().unwrap_or_default()),
@@ -213,11 +251,15 @@ fn call_answer(tool: &str, document: &str, outcome: CallOutcome) -> Reply {
             let line = format!(
                 "Tool {} of document {} returned:",
                 a.page(tool),
-                a.quote(document)
+                a.page(document)
             );
             a.line(line);
             let block = a.page_block("text", &result);
             a.line(block);
+            a.field("outcome", "returned");
+            a.untrusted("tool", tool);
+            a.untrusted("document", document);
+            a.untrusted("result", result);
             a.finish()
         }
         CallOutcome::Failed(why) => {
@@ -225,10 +267,14 @@ fn call_answer(tool: &str, document: &str, outcome: CallOutcome) -> Reply {
             let line = format!(
                 "**Tool {} of document {} failed:** {}",
                 a.page(tool),
-                a.quote(document),
+                a.page(document),
                 a.page(&why)
             );
             a.line(line);
+            a.field("outcome", "failed");
+            a.untrusted("tool", tool);
+            a.untrusted("document", document);
+            a.untrusted("error", why);
             a.finish()
         }
     }

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::answers::Answer;
-use super::tools::mcp_tool_name;
+use super::tools::ToolNames;
 use crate::engine::profile::Profile;
 use crate::engine::world::World;
 use crate::host::event_loop::TaskAction;
@@ -16,6 +16,7 @@ use crate::host::keys::{DocumentKey, NavigableKey};
 use crate::host::parallel::ParallelStepKind;
 use crate::prelude::*;
 use crate::scenario::ast::{Action, ActionKind, Subtest};
+use crate::scenario::runner::SubtestRun;
 use crate::script::ast::{Block, CallbackBody, Expr, LogPart, StmtKind};
 use crate::webmcp::switches::ReadinessToolchange;
 use crate::webmcp::{ModelContextKey, ToolchangeCount};
@@ -56,11 +57,13 @@ impl ConditionName {
 
 /// The default wait, and the range a given `timeoutMs` is clamped to.
 pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
+/// An observation's default: room for the engine's own wait for tools to be ready (5 s)
+/// and a little queueing behind other observations.
+pub const DEFAULT_OBSERVE_TIMEOUT_MS: u64 = 10_000;
+/// A page tool call's default.
+pub const DEFAULT_CALL_TIMEOUT_MS: u64 = 30_000;
 pub const MIN_TIMEOUT_MS: u64 = 100;
 pub const MAX_TIMEOUT_MS: u64 = 30_000;
-
-/// How often a wait re-reads the page besides waking on every change.
-pub const REREAD_MS: u64 = 200;
 
 /// A name or URL pattern: `*` matches any run of characters; anything else matches itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,9 +102,9 @@ fn glob(pattern: &[u8], text: &[u8]) -> bool {
 pub enum Condition {
     /// Every document of the page has tools-ready true.
     ToolsReady,
-    /// A tool whose name matches is visible to the top document.
+    /// A tool whose name matches is in the page (see [`page_tools`]).
     Tool(Pattern),
-    /// No tool whose name matches is visible to the top document.
+    /// No tool whose name matches is in the page.
     ToolGone(Pattern),
     /// No navigation is in progress, and the top document's URL matches when a pattern is
     /// given.
@@ -144,9 +147,10 @@ impl Condition {
 /// Which conditions the served world supports: the schema offers only these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Support {
-    /// Something in the served subtest can navigate a page (`navigate`, `back` or `close`,
-    /// as a line, in an `at`/`when` block, or in any script): otherwise no navigation can ever
-    /// be in progress, and `navigation` is not offered.
+    /// Something the served world runs can navigate a page (`navigate`, `back` or `close`,
+    /// as a line before the serve point, in an `at`/`when` block, or in any script written
+    /// before it): otherwise no navigation can ever be in progress, and `navigation` is not
+    /// offered. The lines after the serve point do not count: serving never runs them.
     pub navigation: bool,
     /// The profile's `toolchange` events carry `ready` (switch readiness-toolchange): only
     /// then is `toolchange`'s `ready` offered.
@@ -156,7 +160,7 @@ pub struct Support {
 impl Support {
     pub fn of(subtest: &Subtest, profile: &Profile) -> Support {
         Support {
-            navigation: actions_navigate(&subtest.actions),
+            navigation: actions_navigate(&subtest.actions[..SubtestRun::serve_point(subtest)]),
             toolchange_ready: profile.webmcp.readiness_toolchange != ReadinessToolchange::None,
         }
     }
@@ -247,6 +251,32 @@ fn expr_navigates(e: &Expr) -> bool {
     }
 }
 
+/// The tools of a page, under the gateway's one visibility rule: every tool in the tool map
+/// of every active document of the page's tree (the top document's inclusive descendant
+/// navigables), whatever its origin: what an observation shows the browser agent ("perform an
+/// observation" step 5), so what `tools/list`, `webmcp_observe`, `webmcp_call` and the
+/// `tool`/`tool-gone` conditions all see. In tree order, each document's in registration
+/// order.
+pub fn page_tools(
+    world: &World,
+    page: NavigableKey,
+) -> Vec<(NavigableKey, DocumentKey, &crate::webmcp::ToolDefinition)> {
+    let nav = &world.navigables[page];
+    let Some(top) = nav.active_document.filter(|_| !nav.destroyed) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for n in world.inclusive_descendant_navigables(top) {
+        let Some(d) = world.navigables[n].active_document else {
+            continue;
+        };
+        for t in world.model_context(d).tool_map.values() {
+            out.push((n, d, t));
+        }
+    }
+    out
+}
+
 /// What a wait remembers from its start: when, and how many `toolchange` events each model
 /// context of the page had seen.
 #[derive(Clone, Debug, Default)]
@@ -282,6 +312,57 @@ fn documents_of_page(
         .enumerate()
 }
 
+/// What the conditions of a page's waits depend on, in a form cheap to compare: after every
+/// unit of work the driver reads it again, and only what differs from the last reading wakes
+/// the waits that depend on it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageView {
+    pub closed: bool,
+    pub navigating: bool,
+    pub url: String,
+    pub all_ready: bool,
+    /// How many tools of each name the page has (the one visibility rule).
+    pub tool_names: BTreeMap<String, usize>,
+    /// `toolchange` events fired at the page's documents so far.
+    pub toolchanges: ToolchangeCount,
+}
+
+impl PageView {
+    pub fn read(world: &World, page: NavigableKey) -> PageView {
+        let nav = &world.navigables[page];
+        let Some(top) = nav.active_document.filter(|_| !nav.destroyed) else {
+            return PageView {
+                closed: true,
+                ..PageView::default()
+            };
+        };
+        let mut tool_names = BTreeMap::new();
+        for (_, _, t) in page_tools(world, page) {
+            *tool_names.entry(t.name.clone()).or_insert(0) += 1;
+        }
+        let mut toolchanges = ToolchangeCount::default();
+        for (_, d) in documents_of_page(world, page) {
+            let c = world.webmcp().model_contexts[world.context_of(d)].toolchanges_fired;
+            toolchanges.all += c.all;
+            toolchanges.with_ready[0] += c.with_ready[0];
+            toolchanges.with_ready[1] += c.with_ready[1];
+        }
+        let all_ready = world
+            .inclusive_descendant_navigables(top)
+            .into_iter()
+            .filter_map(|n| world.navigables[n].active_document)
+            .all(|d| world.tools_ready(d));
+        PageView {
+            closed: false,
+            navigating: navigation_in_progress(world, page),
+            url: world.documents[top].url.to_string(),
+            all_ready,
+            tool_names,
+            toolchanges,
+        }
+    }
+}
+
 /// Where a wait's condition stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -296,7 +377,6 @@ pub enum Verdict {
 pub struct ToolState {
     pub name: String,
     pub mcp_name: String,
-    pub visible_to_top: bool,
 }
 
 /// One document of the page.
@@ -304,6 +384,7 @@ pub struct ToolState {
 pub struct DocState {
     pub label: String,
     pub url: String,
+    pub origin: String,
     pub tools_ready: bool,
     pub pending: usize,
     pub tools: Vec<ToolState>,
@@ -329,37 +410,37 @@ pub struct PageState {
 }
 
 impl PageState {
-    pub fn read(world: &World, page: NavigableKey, id: usize, start: &WaitStart) -> PageState {
+    pub fn read(
+        world: &World,
+        page: NavigableKey,
+        id: usize,
+        start: &WaitStart,
+        names: &mut ToolNames,
+    ) -> PageState {
         let nav = &world.navigables[page];
         let top = nav.active_document.filter(|_| !nav.destroyed);
         let mut documents = Vec::new();
         if let Some(top) = top {
-            let top_origin = world.documents[top].origin.clone();
+            let tools = page_tools(world, page);
             for n in world.inclusive_descendant_navigables(top) {
                 let Some(d) = world.navigables[n].active_document else {
                     continue;
                 };
                 let doc = &world.documents[d];
-                let allowed = world.is_allowed_to_use_tools(d);
-                let tools = world
-                    .model_context(d)
-                    .tool_map
-                    .values()
-                    .map(|t| ToolState {
-                        name: t.name.clone(),
-                        mcp_name: mcp_tool_name(&world.navigables[n].label, &t.name),
-                        // "tool is visible to an origin", read without recording its steps.
-                        visible_to_top: allowed
-                            && (doc.origin.same_origin(&top_origin)
-                                || t.exposed_origins.iter().any(|o| o.same_origin(&top_origin))),
-                    })
-                    .collect();
                 documents.push(DocState {
                     label: doc.label.clone(),
                     url: doc.url.to_string(),
+                    origin: doc.origin.serialize(),
                     tools_ready: world.tools_ready(d),
                     pending: world.pending_tool_readiness_promises(d),
-                    tools,
+                    tools: tools
+                        .iter()
+                        .filter(|(_, td, _)| *td == d)
+                        .map(|(tn, _, t)| ToolState {
+                            name: t.name.clone(),
+                            mcp_name: names.name(id, *tn, &t.name),
+                        })
+                        .collect(),
                 });
             }
         }
@@ -395,14 +476,42 @@ impl PageState {
         self.documents.first().map(|d| d.url.as_str())
     }
 
-    fn visible_matching<'s>(
+    /// The state as structured content (all of it page-provided or about the page).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "page": self.name,
+            "pageId": self.id,
+            "closed": self.closed,
+            "navigating": self.navigating,
+            "url": self.url(),
+            "documents": self.documents.iter().map(|d| serde_json::json!({
+                "document": d.label,
+                "url": d.url,
+                "origin": d.origin,
+                "toolsReady": d.tools_ready,
+                "pendingReadinessPromises": d.pending,
+                "tools": d.tools.iter().map(|t| serde_json::json!({
+                    "name": t.name,
+                    "mcpName": t.mcp_name,
+                })).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "toolchanges": self.toolchanges.iter().map(|f| serde_json::json!({
+                "document": f.document,
+                "count": f.count.all,
+                "readyFalse": f.count.with_ready[0],
+                "readyTrue": f.count.with_ready[1],
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    fn matching<'s>(
         &'s self,
         p: &'s Pattern,
     ) -> impl Iterator<Item = (&'s DocState, &'s ToolState)> + 's {
         self.documents.iter().flat_map(move |d| {
             d.tools
                 .iter()
-                .filter(move |t| t.visible_to_top && p.matches(&t.name))
+                .filter(move |t| p.matches(&t.name))
                 .map(move |t| (d, t))
         })
     }
@@ -414,8 +523,8 @@ impl PageState {
         }
         let holds = match condition {
             Condition::ToolsReady => self.documents.iter().all(|d| d.tools_ready),
-            Condition::Tool(p) => self.visible_matching(p).next().is_some(),
-            Condition::ToolGone(p) => self.visible_matching(p).next().is_none(),
+            Condition::Tool(p) => self.matching(p).next().is_some(),
+            Condition::ToolGone(p) => self.matching(p).next().is_none(),
             Condition::Navigation(url) => {
                 !self.navigating
                     && url
@@ -438,27 +547,27 @@ impl PageState {
     pub fn write_match(&self, condition: &Condition, a: &mut Answer) {
         match condition {
             Condition::ToolsReady => {
-                let docs: Vec<String> = self.documents.iter().map(|d| a.quote(&d.label)).collect();
+                let docs: Vec<String> = self.documents.iter().map(|d| a.page(&d.label)).collect();
                 a.line(format!(
                     "Every document of the page is ready: {}.",
                     docs.join(", ")
                 ));
             }
             Condition::Tool(p) => {
-                a.line("Matching tools visible to the top document:");
-                for (d, t) in self.visible_matching(p) {
+                a.line("Matching tools of the page:");
+                for (d, t) in self.matching(p) {
                     let line = format!(
                         "- {} in document {} (MCP tool {})",
                         a.page(&t.name),
-                        a.quote(&d.label),
-                        a.page(&t.mcp_name)
+                        a.page(&d.label),
+                        a.quote(&t.mcp_name)
                     );
                     a.line(line);
                 }
             }
             Condition::ToolGone(p) => {
                 let line = format!(
-                    "No tool whose name matches {} is visible to the top document.",
+                    "No tool whose name matches {} is in the page.",
                     a.quote(&p.0)
                 );
                 a.line(line);
@@ -484,13 +593,13 @@ impl PageState {
     /// `toolchange` events since the wait started.
     pub fn write_state(&self, a: &mut Answer) {
         if self.closed {
-            let line = format!("Page {} (id {}) is closed.", a.quote(&self.name), self.id);
+            let line = format!("Page {} (id {}) is closed.", a.page(&self.name), self.id);
             a.line(line);
             return;
         }
         let line = format!(
             "Page {} (id {}) at {}; navigation in progress: {}.",
-            a.quote(&self.name),
+            a.page(&self.name),
             self.id,
             a.page(self.url().unwrap_or("")),
             if self.navigating { "yes" } else { "no" }
@@ -502,13 +611,7 @@ impl PageState {
             } else {
                 d.tools
                     .iter()
-                    .map(|t| {
-                        if t.visible_to_top {
-                            a.page(&t.name)
-                        } else {
-                            format!("{} (not visible to the top document)", a.page(&t.name))
-                        }
-                    })
+                    .map(|t| format!("{} ({})", a.page(&t.name), a.quote(&t.mcp_name)))
                     .collect::<Vec<_>>()
                     .join(", ")
             };
@@ -518,9 +621,10 @@ impl PageState {
                 format!("no ({} pending readiness promise(s))", d.pending)
             };
             let line = format!(
-                "- document {} at {}: tools ready: {ready}; tools: {tools}",
-                a.quote(&d.label),
-                a.page(&d.url)
+                "- document {} at {} (origin {}): tools ready: {ready}; tools: {tools}",
+                a.page(&d.label),
+                a.page(&d.url),
+                a.page(&d.origin)
             );
             a.line(line);
         }
@@ -541,7 +645,7 @@ impl PageState {
 }
 
 fn describe_fired(f: &Fired, a: &Answer) -> String {
-    let mut s = format!("{} at document {}", f.count.all, a.quote(&f.document));
+    let mut s = format!("{} at document {}", f.count.all, a.page(&f.document));
     let [not_ready, ready] = f.count.with_ready;
     if not_ready + ready > 0 {
         s.push_str(&format!(" (ready=false: {not_ready}, ready=true: {ready})"));

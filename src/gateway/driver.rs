@@ -4,14 +4,20 @@
 //!
 //! The world stays single-threaded and deterministic: the driver only runs units the
 //! engine's scheduler offers (through [`SubtestRun::serve_step`]), and agent requests act on
-//! the world between units. In real time, the driver sleeps until the next timer of the page
-//! (or of a wait) is due, and wakes early when a request arrives. With [`Clock::Virtual`],
-//! time moves only while an agent waits for something (a wait-for, an observation, a call):
-//! then it jumps straight to the next thing due.
+//! the world between units. It runs the page in slices of at most [`SLICE_UNITS`] units or
+//! [`SLICE_TIME`] of real time, and between two slices it answers requests and the deadlines
+//! that have passed, so that nothing a page does (a `toolchange` listener that registers and
+//! aborts a tool forever) can keep an answer waiting.
 //!
-//! After every unit and every request the driver looks again at what agents wait for (the
-//! waits' conditions, observations, calls) and at the set of page tools (see
-//! `after_change`): every change in the simulation is a unit.
+//! Clocks. With [`Clock::RealTime`], the page's virtual clock follows real time, even while
+//! the page never idles (its timers come due as a browser's would, each at its own time). With [`Clock::Virtual`],
+//! time moves only while an agent waits for something (a wait-for, an observation, a call),
+//! and only when the page is idle: then it jumps straight to the next thing due. Every
+//! request with a timeout has a real-time deadline besides, which holds in both modes.
+//!
+//! After every unit and every request the driver reads, for each page some wait is about,
+//! what the conditions depend on ([`PageView`]), and wakes only the waits that the change
+//! can concern (see `wait_for`): the cost follows what changed, not how many waits there are.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{mpsc, Arc, Mutex};
@@ -22,10 +28,10 @@ use tokio::sync::watch;
 use super::call::PendingCall;
 use super::handle::{LiveCounts, Request};
 use super::observe::PendingObservation;
-use super::wait_for::Wait;
+use super::tools::ToolNames;
+use super::wait_for::{PageWaits, Wait};
 use crate::engine::world::World;
 use crate::host::keys::NavigableKey;
-use crate::host::value::Value;
 use crate::prelude::*;
 use crate::scenario::runner::SubtestRun;
 
@@ -39,35 +45,49 @@ pub enum Clock {
     Virtual,
 }
 
-/// What a gateway timer is for.
+/// What a deadline ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum TimerPurpose {
-    Deadline(u64),
-    Reread(u64),
+pub(super) enum Deadline {
+    Wait(u64),
+    Observation(u64),
+    Call(u64),
 }
 
-/// How many units the driver runs before it looks at its requests again.
-const BATCH: usize = 10_000;
+/// The most units the driver runs before it looks at its requests and deadlines again.
+pub const SLICE_UNITS: usize = 512;
+/// The most real time a slice of units takes before the driver looks again.
+pub const SLICE_TIME: Duration = Duration::from_millis(2);
+/// The most real time the driver lets a page that never idles run before it takes the
+/// requests waiting (deadlines are answered between slices all the same).
+pub const SETTLE_TIME: Duration = Duration::from_millis(10);
 
-/// The driver's state: the subtest's run, the gateway's own timers and listeners (every one a
-/// wait's), and the requests under way.
+/// A deadline: on the virtual clock (with [`Clock::Virtual`] only), and in real time.
+struct DeadlineRecord {
+    what: Deadline,
+    virtual_due: Option<u64>,
+    real_due: Instant,
+}
+
+/// The driver's state: the subtest's run, the requests under way, their deadlines, and the
+/// index of the waits by page.
 pub(super) struct Driver<'a> {
     pub(super) run: SubtestRun<'a>,
-    clock: Clock,
+    pub(super) clock: Clock,
     /// Real time and virtual time when serving started.
     epoch: Instant,
     epoch_virtual: u64,
     /// Top-level traversables, in the order they were opened (a page's id is its place + 1).
     pub(super) pages: Vec<NavigableKey>,
     pub(super) waits: BTreeMap<u64, Wait>,
-    /// The waits listening for changes.
-    pub(super) listeners: BTreeSet<u64>,
-    /// (due, timer id), and what each is for.
-    pub(super) timers: BTreeSet<(u64, u64)>,
-    purposes: BTreeMap<u64, TimerPurpose>,
-    next_timer: u64,
-    pub(super) observations: Vec<PendingObservation>,
+    /// The waits of each page, indexed by what can end them.
+    pub(super) page_waits: BTreeMap<NavigableKey, PageWaits>,
+    deadlines: BTreeMap<u64, DeadlineRecord>,
+    virtual_deadlines: BTreeSet<(u64, u64)>,
+    real_deadlines: BTreeSet<(Instant, u64)>,
+    next_deadline: u64,
+    pub(super) observations: BTreeMap<u64, PendingObservation>,
     pub(super) calls: BTreeMap<u64, PendingCall>,
+    pub(super) names: ToolNames,
     tool_set: watch::Sender<u64>,
     tool_signature: u64,
     pub(super) matches: Arc<Mutex<Vec<Instant>>>,
@@ -90,12 +110,14 @@ impl<'a> Driver<'a> {
             epoch_virtual,
             pages: Vec::new(),
             waits: BTreeMap::new(),
-            listeners: BTreeSet::new(),
-            timers: BTreeSet::new(),
-            purposes: BTreeMap::new(),
-            next_timer: 0,
-            observations: Vec::new(),
+            page_waits: BTreeMap::new(),
+            deadlines: BTreeMap::new(),
+            virtual_deadlines: BTreeSet::new(),
+            real_deadlines: BTreeSet::new(),
+            next_deadline: 0,
+            observations: BTreeMap::new(),
             calls: BTreeMap::new(),
+            names: ToolNames::default(),
             tool_set,
             tool_signature: 0,
             matches,
@@ -112,17 +134,39 @@ impl<'a> Driver<'a> {
         &self.run.world
     }
 
-    /// The driver's loop: what is due, then the requests, then sleep until the next thing
-    /// due (or the next request).
+    /// The driver's loop: requests, deadlines passed, a slice of the page's units; then, once
+    /// the page is idle, sleep until the next thing due (or the next request).
     pub(super) fn serve(&mut self, inbox: &mpsc::Receiver<Request>) {
+        // A request that woke the driver, handled once the clock has caught up.
+        let mut woken_by: Option<Request> = None;
         loop {
-            // What is due first, so that a request acts on the page as it is now.
+            // What is due first, so that a deadline or a request acts on the page as it is
+            // now (unless the page never idles: then after SETTLE_TIME).
             let target = match self.clock {
                 Clock::RealTime => self.real_now(),
                 Clock::Virtual => self.world().now(),
             };
-            let caught_up = self.advance_to(target);
+            let more = self.settle(target);
+            if self.clock == Clock::RealTime {
+                // Real time passes even while the page never idles: the clock moves on, to
+                // one due moment at a time, so that timers still run in their order.
+                let to = if more {
+                    self.run.next_due().map_or(target, |due| due.min(target))
+                } else {
+                    target
+                };
+                if to > self.world().now() {
+                    self.run.world.advance_clock_to(to);
+                    self.after_unit();
+                }
+            }
+            let fired = self.fire_real_deadlines();
+            self.after_slice();
             let mut handled = false;
+            if let Some(r) = woken_by.take() {
+                self.handle(r);
+                handled = true;
+            }
             loop {
                 match inbox.try_recv() {
                     Ok(r) => {
@@ -133,28 +177,41 @@ impl<'a> Driver<'a> {
                     Err(mpsc::TryRecvError::Disconnected) => return,
                 }
             }
-            if handled || !caught_up {
-                continue; // run what the requests started (or the rest of a long batch)
+            if more || handled || fired {
+                continue; // the rest of the page's work, or what requests and deadlines started
             }
-            let next = self.next_wake();
-            let received = match (self.clock, next) {
-                (Clock::Virtual, Some(t)) if self.agent_waits() => {
-                    self.advance_to(t);
+            if self.clock == Clock::Virtual && self.agent_waits() {
+                if let Some(t) = self.next_virtual_wake() {
+                    self.jump_to(t);
                     continue;
                 }
-                (Clock::Virtual, _) | (Clock::RealTime, None) => inbox.recv().map_err(|_| true),
-                (Clock::RealTime, Some(t)) => {
-                    let at =
-                        self.epoch + Duration::from_millis(t.saturating_sub(self.epoch_virtual));
-                    inbox
-                        .recv_timeout(at.saturating_duration_since(Instant::now()))
-                        .map_err(|e| e == mpsc::RecvTimeoutError::Disconnected)
-                }
+            }
+            let wake = self.next_real_wake();
+            let received = match wake {
+                None => inbox.recv().map_err(|_| true),
+                Some(at) => inbox
+                    .recv_timeout(at.saturating_duration_since(Instant::now()))
+                    .map_err(|e| e == mpsc::RecvTimeoutError::Disconnected),
             };
             match received {
-                Ok(r) => self.handle(r),
+                Ok(r) => woken_by = Some(r),
                 Err(true) => return,
                 Err(false) => {}
+            }
+        }
+    }
+
+    /// Runs slices up to virtual time `limit` until the page is idle or [`SETTLE_TIME`] has
+    /// passed, answering deadlines between slices. True when work is left.
+    fn settle(&mut self, limit: u64) -> bool {
+        let started = Instant::now();
+        loop {
+            if !self.run_slice(limit) {
+                return false;
+            }
+            self.fire_real_deadlines(); // the work they start runs in the next slice
+            if started.elapsed() >= SETTLE_TIME {
+                return true;
             }
         }
     }
@@ -169,96 +226,146 @@ impl<'a> Driver<'a> {
         !self.waits.is_empty() || !self.observations.is_empty() || !self.calls.is_empty()
     }
 
-    pub(super) fn next_wake(&self) -> Option<u64> {
-        let mine = self.timers.first().map(|&(due, _)| due);
+    /// Virtual mode: the next moment something is due, the page's or a deadline's.
+    fn next_virtual_wake(&self) -> Option<u64> {
+        let mine = self.virtual_deadlines.first().map(|&(due, _)| due);
         match (self.run.next_due(), mine) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
     }
 
-    /// Runs everything due up to `target`, the page's units and the gateway's timers in time
-    /// order. False when a batch ran out first.
-    pub(super) fn advance_to(&mut self, target: u64) -> bool {
-        loop {
-            let stop = self
-                .timers
-                .first()
-                .map_or(target, |&(due, _)| due.min(target));
-            let stop = stop.max(self.world().now());
-            if !self.run_until(stop) {
-                return false;
-            }
-            self.run.world.advance_clock_to(stop);
-            self.fire_timers();
-            if stop >= target {
-                return true;
-            }
+    /// When the driver must look again though no request comes: the next real deadline, and
+    /// in real-time mode the page's next timer.
+    fn next_real_wake(&self) -> Option<Instant> {
+        let mine = self.real_deadlines.first().map(|&(at, _)| at);
+        let page = match self.clock {
+            Clock::RealTime => self
+                .run
+                .next_due()
+                .map(|t| self.epoch + Duration::from_millis(t.saturating_sub(self.epoch_virtual))),
+            Clock::Virtual => None,
+        };
+        match (page, mine) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 
-    /// Runs the page's units (and due `at`/`when` blocks) up to `limit`, checking after each.
-    pub(super) fn run_until(&mut self, limit: u64) -> bool {
-        for _ in 0..BATCH {
-            match self.run.serve_step(Some(limit)) {
-                Ok(true) => self.after_change(),
-                Ok(false) => return true,
-                Err(message) => {
-                    eprintln!("webmcp-ref serve: {message}");
-                    self.after_change();
-                }
-            }
+    /// Virtual mode, the page idle: moves the clock to `t`, running the page's units due
+    /// before it, then ends the deadlines due.
+    fn jump_to(&mut self, t: u64) {
+        if self.run_slice(t) {
+            return; // the page had work up to t: the loop goes on with it
         }
-        false
-    }
-
-    pub(super) fn add_timer(&mut self, due: u64, purpose: TimerPurpose) -> u64 {
-        self.next_timer += 1;
-        let id = self.next_timer;
-        self.timers.insert((due, id));
-        self.purposes.insert(id, purpose);
-        id
-    }
-
-    pub(super) fn remove_timer(&mut self, id: u64, due: u64) {
-        self.timers.remove(&(due, id));
-        self.purposes.remove(&id);
-    }
-
-    pub(super) fn fire_timers(&mut self) {
+        if t > self.world().now() {
+            self.run.world.advance_clock_to(t);
+            self.after_unit();
+        }
         let now = self.world().now();
-        while let Some(&(due, id)) = self.timers.first() {
+        while let Some(&(due, seq)) = self.virtual_deadlines.first() {
             if due > now {
                 break;
             }
-            let purpose = self.purposes.get(&id).copied();
-            self.remove_timer(id, due);
-            match purpose {
-                Some(TimerPurpose::Deadline(wait)) => self.time_out(wait),
-                Some(TimerPurpose::Reread(wait)) => self.reread(wait, now),
-                None => {}
+            self.fire_deadline(seq);
+        }
+    }
+
+    /// Runs the page's units (and due `at`/`when` blocks) up to virtual time `limit`, for one
+    /// slice. True when the slice ended with work left.
+    pub(super) fn run_slice(&mut self, limit: u64) -> bool {
+        let started = Instant::now();
+        for _ in 0..SLICE_UNITS {
+            match self.run.serve_step(Some(limit)) {
+                Ok(true) => self.after_unit(),
+                Ok(false) => return false,
+                Err(message) => {
+                    eprintln!("webmcp-ref serve: {message}");
+                    self.after_unit();
+                }
             }
+            if started.elapsed() >= SLICE_TIME {
+                return true;
+            }
+        }
+        true
+    }
+
+    /// A deadline for a request: `timeout_ms` from now in real time, and on the virtual clock
+    /// too when it is [`Clock::Virtual`].
+    pub(super) fn add_deadline(&mut self, what: Deadline, timeout_ms: u64) -> u64 {
+        self.next_deadline += 1;
+        let seq = self.next_deadline;
+        let real_due = Instant::now() + Duration::from_millis(timeout_ms);
+        let virtual_due = (self.clock == Clock::Virtual).then(|| self.world().now() + timeout_ms);
+        if let Some(due) = virtual_due {
+            self.virtual_deadlines.insert((due, seq));
+        }
+        self.real_deadlines.insert((real_due, seq));
+        self.deadlines.insert(
+            seq,
+            DeadlineRecord {
+                what,
+                virtual_due,
+                real_due,
+            },
+        );
+        seq
+    }
+
+    pub(super) fn remove_deadline(&mut self, seq: u64) {
+        if let Some(d) = self.deadlines.remove(&seq) {
+            if let Some(due) = d.virtual_due {
+                self.virtual_deadlines.remove(&(due, seq));
+            }
+            self.real_deadlines.remove(&(d.real_due, seq));
+        }
+    }
+
+    /// Ends the requests whose real-time deadline has passed; whether there were any.
+    fn fire_real_deadlines(&mut self) -> bool {
+        let now = Instant::now();
+        let mut fired = false;
+        while let Some(&(at, seq)) = self.real_deadlines.first() {
+            if at > now {
+                break;
+            }
+            self.fire_deadline(seq);
+            fired = true;
+        }
+        fired
+    }
+
+    fn fire_deadline(&mut self, seq: u64) {
+        let Some(d) = self.deadlines.get(&seq) else {
+            return;
+        };
+        let what = d.what;
+        self.remove_deadline(seq);
+        match what {
+            Deadline::Wait(id) => self.time_out(id),
+            Deadline::Observation(id) => self.observation_timed_out(id),
+            Deadline::Call(id) => self.call_timed_out(id),
         }
     }
 
     pub(super) fn handle(&mut self, request: Request) {
         match request {
-            Request::Observe { page, reply } => self.start_observation(page, reply),
+            Request::Observe { id, args, reply } => self.start_observation(id, args, reply),
+            Request::CancelObservation { id, ack } => {
+                self.cancel_observation(id);
+                let _ = ack.send(());
+            }
             Request::Call {
                 id,
                 page,
                 tool,
                 input,
+                timeout_ms,
                 reply,
-            } => self.start_call(id, page, tool, input, reply),
+            } => self.start_call(id, page, tool, input, timeout_ms, reply),
             Request::CancelCall { id, ack } => {
-                if let Some(call) = self.calls.remove(&id) {
-                    let reason = Value::error(crate::ErrorValue::dom(
-                        "AbortError",
-                        "the agent cancelled the call",
-                    ));
-                    self.run.world.signal_abort(call.signal, Some(reason));
-                }
+                self.cancel_call(id, "the agent cancelled the call");
                 let _ = ack.send(());
             }
             Request::WaitFor { id, args, reply } => self.start_wait(id, args, reply),
@@ -272,8 +379,8 @@ impl<'a> Driver<'a> {
             Request::Counts { reply } => {
                 let w = self.world();
                 let _ = reply.send(LiveCounts {
-                    timers: self.timers.len(),
-                    listeners: self.listeners.len(),
+                    timers: self.deadlines.len(),
+                    listeners: self.page_waits.values().map(PageWaits::len).sum(),
                     waits: self.waits.len(),
                     observations: self.observations.len(),
                     calls: self.calls.len(),
@@ -284,30 +391,38 @@ impl<'a> Driver<'a> {
             }
             Request::Inspect { with } => with(self.world()),
         }
-        self.after_change();
+        self.after_unit();
+        self.after_slice();
     }
 
     /// After every unit and every request: answers the waits, observations and calls that
-    /// can now be answered, and tells the server when the set of page tools changed.
-    pub(super) fn after_change(&mut self) {
-        let now = Instant::now();
-        let listening: Vec<u64> = self.listeners.iter().copied().collect();
-        for id in listening {
-            self.check_wait(id, now);
+    /// can now be answered.
+    pub(super) fn after_unit(&mut self) {
+        if !self.page_waits.is_empty() {
+            self.check_waits(Instant::now());
         }
         self.check_observations();
         self.check_calls();
+        self.report_problems();
+    }
+
+    /// After every slice: tells the server when the set of page tools changed.
+    fn after_slice(&mut self) {
         let signature = self.tool_signature();
         if signature != self.tool_signature {
             self.tool_signature = signature;
             self.tool_set.send_modify(|v| *v += 1);
         }
-        self.report_problems();
     }
 
     /// New uncaught exceptions and findings go to stderr: the page's own errors.
     pub(super) fn report_problems(&mut self) {
         let w = &self.run.world;
+        if w.uncaught_errors().len() == self.reported_uncaught
+            && w.findings().len() == self.reported_findings
+        {
+            return;
+        }
         for u in &w.uncaught_errors()[self.reported_uncaught..] {
             eprintln!(
                 "webmcp-ref serve: uncaught {} in a script of {} (line {})",

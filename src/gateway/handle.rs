@@ -11,8 +11,8 @@ use thiserror::Error;
 use tokio::sync::{oneshot, watch};
 
 use super::answers::{Answer, Reply};
-use super::arguments::{call_args, observe_args, wait_args, PageRef, WaitArgs};
-use super::conditions::Support;
+use super::arguments::{call_args, observe_args, wait_args, ObserveArgs, PageRef, WaitArgs};
+use super::conditions::{Support, DEFAULT_CALL_TIMEOUT_MS};
 use super::driver::{Clock, Driver};
 use super::tools::{PageTool, CALL, OBSERVE, WAIT_FOR};
 use crate::engine::profile::Profile;
@@ -99,14 +99,20 @@ pub(super) struct WaitReply {
 /// What a handle asks of the driver; each request carries where its answer goes.
 pub(super) enum Request {
     Observe {
-        page: PageRef,
+        id: u64,
+        args: ObserveArgs,
         reply: oneshot::Sender<Reply>,
+    },
+    CancelObservation {
+        id: u64,
+        ack: oneshot::Sender<()>,
     },
     Call {
         id: u64,
         page: PageRef,
         tool: ToolRef,
         input: Json,
+        timeout_ms: u64,
         reply: oneshot::Sender<Reply>,
     },
     CancelCall {
@@ -148,12 +154,22 @@ fn bad_arguments(tool: &str, problem: &str) -> Reply {
     let mut a = Answer::error();
     let t = a.quote(tool);
     a.line(format!("**Bad arguments for {t}:** {problem}."));
+    a.field("outcome", "bad-arguments");
+    a.field("problem", problem);
     a.finish()
 }
 
 fn driver_gone() -> Reply {
     let mut a = Answer::error();
     a.line("The served world is no longer running (the gateway's driver stopped).");
+    a.field("outcome", "stopped");
+    a.finish()
+}
+
+fn cancelled_reply(what: &str) -> Reply {
+    let mut a = Answer::error();
+    a.line(what);
+    a.field("outcome", "cancelled");
     a.finish()
 }
 
@@ -229,17 +245,32 @@ impl Gateway {
         self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// `webmcp_observe`.
-    pub async fn observe(&self, args: &Map<String, Json>) -> Reply {
-        let page = match observe_args(args) {
-            Ok(p) => p,
+    /// `webmcp_observe`. `cancelled` completing makes the browser agent abandon the
+    /// observation.
+    pub async fn observe(
+        &self,
+        args: &Map<String, Json>,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Reply {
+        let args = match observe_args(args) {
+            Ok(a) => a,
             Err(e) => return bad_arguments(OBSERVE, &e.to_string()),
         };
+        let id = self.id();
         let (reply, answer) = oneshot::channel();
-        if !self.send(Request::Observe { page, reply }) {
+        if !self.send(Request::Observe { id, args, reply }) {
             return driver_gone();
         }
-        answer.await.unwrap_or_else(|_| driver_gone())
+        tokio::select! {
+            r = answer => r.unwrap_or_else(|_| driver_gone()),
+            _ = cancelled => {
+                let (ack, acked) = oneshot::channel();
+                if self.send(Request::CancelObservation { id, ack }) {
+                    let _ = acked.await;
+                }
+                cancelled_reply("The observation was cancelled: the browser agent abandoned it.")
+            }
+        }
     }
 
     /// `webmcp_call`: `tool`, `input`, `page` / `pageId`. `cancelled` completing aborts the
@@ -253,8 +284,14 @@ impl Gateway {
             Ok(c) => c,
             Err(e) => return bad_arguments(CALL, &e.to_string()),
         };
-        self.call_tool(call.page, ToolRef::Named(call.tool), call.input, cancelled)
-            .await
+        self.call_tool(
+            call.page,
+            ToolRef::Named(call.tool),
+            call.input,
+            call.timeout_ms,
+            cancelled,
+        )
+        .await
     }
 
     /// A page tool called by its MCP name, with `input` as its arguments.
@@ -268,6 +305,7 @@ impl Gateway {
             PageRef::default(),
             ToolRef::Mcp(mcp_name.to_string()),
             Json::Object(input),
+            DEFAULT_CALL_TIMEOUT_MS,
             cancelled,
         )
         .await
@@ -278,6 +316,7 @@ impl Gateway {
         page: PageRef,
         tool: ToolRef,
         input: Json,
+        timeout_ms: u64,
         cancelled: impl std::future::Future<Output = ()>,
     ) -> Reply {
         let id = self.id();
@@ -287,6 +326,7 @@ impl Gateway {
             page,
             tool,
             input,
+            timeout_ms,
             reply,
         }) {
             return driver_gone();
@@ -298,9 +338,7 @@ impl Gateway {
                 if self.send(Request::CancelCall { id, ack }) {
                     let _ = acked.await;
                 }
-                let mut a = Answer::error();
-                a.line("The call was cancelled: its signal was aborted.");
-                a.finish()
+                cancelled_reply("The call was cancelled: its signal was aborted.")
             }
         }
     }
@@ -339,9 +377,7 @@ impl Gateway {
                 if self.send(Request::CancelWait { id, ack }) {
                     let _ = acked.await;
                 }
-                let mut a = Answer::new();
-                a.line("The wait was cancelled.");
-                (a.finish(), None)
+                (cancelled_reply("The wait was cancelled."), None)
             }
         }
     }

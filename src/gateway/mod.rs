@@ -9,9 +9,11 @@
 //!   tools), `wait_for` (`webmcp_wait_for`).
 //! - [`conditions`]: `webmcp_wait_for`'s conditions (the seed's wait-for tool, rebuilt for
 //!   WebMCP), and the page as a wait reads it.
-//! - [`answers`]: markdown answers, and the notice every answer carrying page text starts with.
-//! - [`tools`]: the MCP tools offered, and the MCP names of page tools.
-//! - [`server`]: the MCP server over stdio (rmcp, on tokio).
+//! - [`answers`]: markdown answers and their structured content, and the one rule for page
+//!   text: marked, quoted, never anywhere else.
+//! - [`tools`]: the MCP tools offered, and the gateway's own MCP names of page tools.
+//! - [`server`]: the MCP server (rmcp, on tokio), over stdio or streamable HTTP.
+//! - [`transport`]: the JSON-RPC lines under it, malformed messages answered.
 //!
 //! Nothing here takes part in the simulation's ordering: the engine's scheduler decides what
 //! runs next; the gateway only decides when (on the real clock) and acts between units.
@@ -26,8 +28,9 @@ mod observe;
 mod pages;
 pub mod server;
 pub mod tools;
+pub mod transport;
 mod wait_for;
 
-pub use answers::{Reply, UNTRUSTED_NOTICE};
+pub use answers::{Reply, UNTRUSTED_KEY, UNTRUSTED_NOTICE};
 pub use driver::Clock;
 pub use handle::{Gateway, LiveCounts, ServeError, ServeOptions, Served};

@@ -1,12 +1,20 @@
 //! `webmcp_observe`: the browser agent's observation of a page (perform an observation,
 //! which waits for its tools to be ready first), answered when the engine has its result.
+//!
+//! Observations queue: the browser agent performs them one at a time on its one AI agent
+//! queue, so one asked for while another waits for a page's tools to be ready starts only when
+//! that one ends. The request's `timeoutMs` bounds the whole, queueing included; when it
+//! passes, or when the agent cancels the request, the browser agent abandons the observation
+//! (the engine's "abandon an observation"), and the ones behind it do not wait for it.
 
+use std::time::Instant;
+
+use serde_json::json;
 use tokio::sync::oneshot;
 
 use super::answers::{Answer, Reply};
-use super::arguments::PageRef;
-use super::driver::Driver;
-use super::tools::mcp_tool_name;
+use super::arguments::ObserveArgs;
+use super::driver::{Deadline, Driver};
 use crate::host::keys::NavigableKey;
 use crate::prelude::*;
 use crate::webmcp::readiness::WaitOutcome;
@@ -17,12 +25,20 @@ pub(super) struct PendingObservation {
     pub(super) key: ObservationKey,
     pub(super) page: NavigableKey,
     pub(super) page_id: usize,
+    pub(super) timeout_ms: u64,
+    pub(super) deadline: u64,
+    pub(super) asked_at: Instant,
     pub(super) reply: oneshot::Sender<Reply>,
 }
 
 impl Driver<'_> {
-    pub(super) fn start_observation(&mut self, page: PageRef, reply: oneshot::Sender<Reply>) {
-        let (page, page_id) = match self.resolve_page(&page) {
+    pub(super) fn start_observation(
+        &mut self,
+        id: u64,
+        args: ObserveArgs,
+        reply: oneshot::Sender<Reply>,
+    ) {
+        let (page, page_id) = match self.resolve_page(&args.page) {
             Ok(p) => p,
             Err(answer) => {
                 let _ = reply.send(answer);
@@ -33,31 +49,80 @@ impl Driver<'_> {
             let _ = reply.send(self.page_problem("The page has no document."));
             return;
         };
-        let label = format!("agent observation {}", self.observations.len() + 1);
+        let label = format!("agent observation {id}");
         let key = self.run.world.observe(top, &label);
-        self.observations.push(PendingObservation {
-            key,
-            page,
-            page_id,
-            reply,
-        });
+        let deadline = self.add_deadline(Deadline::Observation(id), args.timeout_ms);
+        self.observations.insert(
+            id,
+            PendingObservation {
+                key,
+                page,
+                page_id,
+                timeout_ms: args.timeout_ms,
+                deadline,
+                asked_at: Instant::now(),
+                reply,
+            },
+        );
     }
 
     pub(super) fn check_observations(&mut self) {
-        let mut i = 0;
-        while i < self.observations.len() {
-            if self
-                .world()
-                .observation_result(self.observations[i].key)
-                .is_some()
-            {
-                let o = self.observations.remove(i);
+        if self.observations.is_empty() {
+            return;
+        }
+        let done: Vec<u64> = self
+            .observations
+            .iter()
+            .filter(|(_, o)| self.world().observation_result(o.key).is_some())
+            .map(|(&id, _)| id)
+            .collect();
+        if !done.is_empty() {
+            self.all_page_tools(); // every tool has its MCP name
+        }
+        for id in done {
+            if let Some(o) = self.observations.remove(&id) {
+                self.remove_deadline(o.deadline);
                 let answer = self.observation_answer(&o);
                 let _ = o.reply.send(answer);
-            } else {
-                i += 1;
             }
         }
+    }
+
+    /// The agent cancelled the request: the browser agent abandons the observation.
+    pub(super) fn cancel_observation(&mut self, id: u64) {
+        if let Some(o) = self.observations.remove(&id) {
+            self.remove_deadline(o.deadline);
+            self.run.world.abandon_an_observation(o.key);
+        }
+    }
+
+    /// The request's deadline passed first: the browser agent abandons the observation.
+    pub(super) fn observation_timed_out(&mut self, id: u64) {
+        let Some(o) = self.observations.remove(&id) else {
+            return;
+        };
+        let queued = self.world().observation(o.key).started_at.is_none();
+        let ahead = self
+            .observations
+            .values()
+            .filter(|other| other.asked_at < o.asked_at)
+            .count();
+        self.run.world.abandon_an_observation(o.key);
+        let mut a = Answer::new();
+        let why = if queued {
+            format!("it was still queued on the browser agent's AI agent queue, behind {ahead} other observation(s) still under way (observations run one at a time)")
+        } else {
+            "the browser agent was still waiting for the page's tools to be ready".to_string()
+        };
+        a.line(format!(
+            "No observation of page {} within {} ms: {why}. The browser agent abandoned it; observe again, or wait for `tools-ready` first.",
+            o.page_id, o.timeout_ms
+        ));
+        a.field("outcome", "no-observation");
+        a.field("pageId", o.page_id as u64);
+        a.field("queued", queued);
+        a.field("waitedMs", o.timeout_ms);
+        let _ = o.reply.send(a.finish());
     }
 
     pub(super) fn observation_answer(&self, o: &PendingObservation) -> Reply {
@@ -66,8 +131,11 @@ impl Driver<'_> {
         let Some(result) = w.observation_result(o.key) else {
             return a.finish();
         };
-        let page = a.quote(&w.navigables[o.page].label);
+        let page = a.page(&w.navigables[o.page].label);
         let waited = result.waited_ms;
+        a.field("outcome", result.outcome.name());
+        a.field("pageId", o.page_id as u64);
+        a.field("waitedMs", waited);
         match result.outcome {
             WaitOutcome::Ready => a.line(format!(
                 "Observation of page {page} (id {}): its tools were ready (the wait took {waited} ms).",
@@ -93,31 +161,32 @@ impl Driver<'_> {
             )),
         }
         let Some(map) = &result.tool_map else {
+            a.untrusted("page", w.navigables[o.page].label.clone());
             return a.finish();
         };
+        let mut documents = Vec::new();
         for doc in map {
             a.blank();
             let key = w.document_named(&doc.document);
             let url = key
-                .map(|d| a.page(w.documents[d].url.as_str()))
+                .map(|d| w.documents[d].url.to_string())
                 .unwrap_or_default();
-            let frame = key
-                .map(|d| w.navigables[w.documents[d].navigable].label.clone())
-                .unwrap_or_default();
+            let nav = key.map(|d| w.documents[d].navigable);
             a.line(format!(
-                "### Document {} at {url} (unique ID {})",
-                a.quote(&doc.document),
+                "### Document {} at {} (unique ID {})",
+                a.page(&doc.document),
+                a.page(&url),
                 doc.unique_id
             ));
             if doc.tools.is_empty() {
                 a.line("- no tools");
             }
+            let mut tools = Vec::new();
             for t in &doc.tools {
-                let line = format!(
-                    "- {} (MCP tool {})",
-                    a.page(&t.name),
-                    a.page(&mcp_tool_name(&frame, &t.name))
-                );
+                let mcp = nav
+                    .and_then(|n| self.names.known(n, &t.name))
+                    .unwrap_or_default();
+                let line = format!("- {} (MCP tool {})", a.page(&t.name), a.quote(&mcp));
                 a.line(line);
                 if let Some(title) = &t.title {
                     let line = format!("  - title: {}", a.page(title));
@@ -141,8 +210,26 @@ impl Driver<'_> {
                         a.line(format!("    {l}"));
                     }
                 }
+                tools.push(json!({
+                    "name": t.name,
+                    "mcpName": mcp,
+                    "title": t.title,
+                    "description": t.description,
+                    "inputSchema": t.input_schema,
+                    "readOnlyHint": hints.read_only_hint,
+                    "untrustedContentHint": hints.untrusted_content_hint,
+                }));
             }
+            documents.push(json!({
+                "document": doc.document,
+                "uniqueId": doc.unique_id,
+                "url": url,
+                "origin": doc.origin,
+                "tools": tools,
+            }));
         }
+        a.untrusted("page", w.navigables[o.page].label.clone());
+        a.untrusted("documents", documents);
         a.finish()
     }
 }

@@ -6,8 +6,9 @@ use std::hash::{Hash, Hasher};
 
 use super::answers::{Answer, Reply};
 use super::arguments::PageRef;
+use super::conditions::page_tools;
 use super::driver::Driver;
-use super::tools::{mcp_tool_name, PageTool};
+use super::tools::PageTool;
 use crate::host::keys::{DocumentKey, NavigableKey};
 use crate::prelude::*;
 
@@ -58,14 +59,17 @@ impl Driver<'_> {
             (Some(Some(i)), Some(id)) if i + 1 == id as usize => i,
             (Some(Some(i)), Some(id)) => {
                 let problem = format!(
-                    "`page` and `pageId` name different pages (`{}` is page {}, not {id}).",
-                    wanted.name.as_deref().unwrap_or(""),
+                    "`page` and `pageId` name different pages ({} is page {}, not {id}).",
+                    super::answers::quote(wanted.name.as_deref().unwrap_or("")),
                     i + 1
                 );
                 return Err(self.page_problem(&problem));
             }
             (Some(None), _) => {
-                let problem = format!("Unknown page `{}`.", wanted.name.as_deref().unwrap_or(""));
+                let problem = format!(
+                    "Unknown page {}.",
+                    super::answers::quote(wanted.name.as_deref().unwrap_or(""))
+                );
                 return Err(self.page_problem(&problem));
             }
             (None, Some(id)) => {
@@ -74,94 +78,104 @@ impl Driver<'_> {
         };
         let page = self.pages[index];
         if !self.page_is_open(page) {
-            let label = self.world().navigables[page].label.clone();
-            return Err(
-                self.page_problem(&format!("Page `{label}` (id {}) was closed.", index + 1))
-            );
+            return Err(self.page_problem(&format!("Page {} was closed.", index + 1)));
         }
         Ok((page, index + 1))
     }
 
-    /// An answer for a page that cannot be used, listing the pages there are.
+    /// An answer for a page that cannot be used, listing the pages there are. `problem` is
+    /// the gateway's words (with the agent's own quoted).
     pub(super) fn page_problem(&self, problem: &str) -> Reply {
         let mut a = Answer::error();
         a.line(format!("**{problem}**"));
         a.blank();
         a.line("Pages (pick one with `page` or `pageId`):");
+        let mut listed = Vec::new();
         for (i, &p) in self.pages.iter().enumerate() {
             let n = &self.world().navigables[p];
-            let line = match self.top_of(p) {
-                Some(top) => format!(
-                    "- {}: {} at {}",
-                    i + 1,
-                    a.quote(&n.label),
-                    a.page(self.world().documents[top].url.as_str())
-                ),
-                None => format!("- {}: {} (closed)", i + 1, a.quote(&n.label)),
+            let url = self
+                .top_of(p)
+                .map(|top| self.world().documents[top].url.to_string());
+            let line = match &url {
+                Some(url) => format!("- {}: {} at {}", i + 1, a.page(&n.label), a.page(url)),
+                None => format!("- {}: {} (closed)", i + 1, a.page(&n.label)),
             };
             a.line(line);
+            listed.push(serde_json::json!({"pageId": i + 1, "page": n.label, "url": url}));
         }
+        a.field("outcome", "bad-page");
+        a.untrusted("pages", listed);
         a.finish()
     }
 
-    pub(super) fn for_each_page_tool(
-        &self,
-        mut f: impl FnMut(usize, NavigableKey, DocumentKey, &crate::webmcp::ToolDefinition),
-    ) {
+    /// Every tool of every open page, under the one visibility rule (`page_tools`): its
+    /// page's id, navigable, document, WebMCP name and MCP name.
+    pub(super) fn all_page_tools(&mut self) -> Vec<ListedTool> {
+        self.refresh_pages();
+        let mut out = Vec::new();
+        let mut present = BTreeSet::new();
         for (i, &page) in self.pages.iter().enumerate() {
-            let Some(top) = self.top_of(page) else {
-                continue;
-            };
-            for nav in self.world().inclusive_descendant_navigables(top) {
-                let Some(doc) = self.world().navigables[nav].active_document else {
-                    continue;
-                };
-                for t in self.world().model_context(doc).tool_map.values() {
-                    f(i + 1, nav, doc, t);
-                }
+            for (nav, doc, t) in page_tools(&self.run.world, page) {
+                let mcp = self.names.name(i + 1, nav, &t.name);
+                present.insert((nav, t.name.clone()));
+                out.push(ListedTool {
+                    page_id: i + 1,
+                    nav,
+                    doc,
+                    name: t.name.clone(),
+                    mcp,
+                });
             }
         }
+        self.names.forget_all_but(&present);
+        out
     }
 
     pub(super) fn tool_signature(&mut self) -> u64 {
-        self.refresh_pages();
+        let tools = self.all_page_tools();
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.for_each_page_tool(|page, nav, _doc, t| {
-            (
-                page,
-                nav,
-                &t.name,
-                &t.title,
-                &t.description,
-                &t.input_schema,
-            )
-                .hash(&mut h);
+        for l in tools {
+            (l.page_id, l.nav, &l.mcp).hash(&mut h);
+            let t = &self.world().model_context(l.doc).tool_map[l.name.as_str()];
+            (&t.name, &t.title, &t.description, &t.input_schema).hash(&mut h);
             t.annotations.hash(&mut h);
-        });
+        }
         h.finish()
     }
 
     pub(super) fn page_tools(&mut self) -> Vec<PageTool> {
-        self.refresh_pages();
-        let mut out = Vec::new();
+        let tools = self.all_page_tools();
         let w = self.world();
-        self.for_each_page_tool(|page_id, nav, doc, t| {
-            let d = &w.documents[doc];
-            out.push(PageTool {
-                mcp_name: mcp_tool_name(&w.navigables[nav].label, &t.name),
-                page: w.navigables[w.navigables[nav].traversable].label.clone(),
-                page_id,
-                document: d.label.clone(),
-                name: t.name.clone(),
-                title: t.title.clone(),
-                description: t.description.clone(),
-                input_schema: t.input_schema.clone(),
-                read_only: t.annotations.is_some_and(|a| a.read_only_hint),
-                untrusted_content: t.annotations.is_some_and(|a| a.untrusted_content_hint),
-                origin: d.origin.serialize(),
-                url: d.url.to_string(),
-            });
-        });
-        out
+        tools
+            .into_iter()
+            .map(|l| {
+                let d = &w.documents[l.doc];
+                let t = &w.model_context(l.doc).tool_map[l.name.as_str()];
+                PageTool {
+                    mcp_name: l.mcp,
+                    page: w.navigables[w.navigables[l.nav].traversable].label.clone(),
+                    page_id: l.page_id,
+                    frame: w.navigables[l.nav].label.clone(),
+                    document: d.label.clone(),
+                    name: t.name.clone(),
+                    title: t.title.clone(),
+                    description: t.description.clone(),
+                    input_schema: t.input_schema.clone(),
+                    read_only: t.annotations.is_some_and(|a| a.read_only_hint),
+                    untrusted_content: t.annotations.is_some_and(|a| a.untrusted_content_hint),
+                    origin: d.origin.serialize(),
+                    url: d.url.to_string(),
+                }
+            })
+            .collect()
     }
+}
+
+/// A tool of an open page, as the gateway lists it.
+pub(super) struct ListedTool {
+    pub(super) page_id: usize,
+    pub(super) nav: NavigableKey,
+    pub(super) doc: DocumentKey,
+    pub(super) name: String,
+    pub(super) mcp: String,
 }

@@ -135,6 +135,26 @@ impl<U: Upper> HostState<U> {
         });
     }
 
+    /// Takes the steps of `queue` that `which` picks out of it, unrun; returns how many.
+    pub(crate) fn remove_parallel_steps(
+        &mut self,
+        queue: ParallelQueueKey,
+        which: impl Fn(&ParallelStepKind<U>) -> bool,
+    ) -> usize {
+        let q = &mut self.parallel_queues[queue];
+        let before = q.steps.len();
+        q.steps.retain(|s| !which(&s.kind));
+        before - q.steps.len()
+    }
+
+    /// A queue blocked in a "wait until" stops waiting without the wait's steps: the caller
+    /// has taken them off it (see [`HostState::remove_parallel_steps`]).
+    pub(crate) fn stop_waiting(&mut self, queue: ParallelQueueKey) {
+        if self.parallel_queues[queue].state != QueueState::Ready {
+            self.parallel_queues[queue].state = QueueState::Ready;
+        }
+    }
+
     /// A queue's wait has ended: it may run again.
     pub(crate) fn wake(&mut self, queue: ParallelQueueKey) {
         if self.parallel_queues[queue].state == QueueState::Waiting {

@@ -336,6 +336,19 @@ algorithm!(
     ]
 );
 
+algorithm!(
+    /// The browser agent gives up an observation it asked for (its agent stopped waiting for
+    /// it): the text has the agent enqueue an observation but no way to take one back.
+    /// 1: not begun, its steps leave the AI agent queue; 2: waiting for tools to be ready,
+    /// the wait ends without a result and the queue goes on; 3: already done, nothing to undo.
+    ABANDON_AN_OBSERVATION,
+    BASE + 29,
+    WebMcpEngineDefined,
+    "abandon-an-observation",
+    "abandon an observation (the browser agent stops waiting for it)",
+    ["1", "2", "2.1", "2.2", "3"]
+);
+
 /// WebMCP's algorithms, in id order.
 pub const ALGORITHMS: &[&Algorithm] = &[
     &CANCEL_A_PENDING_TOOL_EXECUTION,
@@ -367,6 +380,7 @@ pub const ALGORITHMS: &[&Algorithm] = &[
     &SETTLE_ON_REALM_DESTRUCTION,
     &CHECK_INPUT_SCHEMA,
     &CONVERT_DICTIONARY,
+    &ABANDON_AN_OBSERVATION,
 ];
 
 /// The algorithms whose every step the bundled scenarios must reach: every algorithm of the

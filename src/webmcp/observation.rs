@@ -13,7 +13,7 @@ use super::readiness::{Readiness, WaitCaller, WaitOutcome, WaitPhase};
 use super::steps::ParallelStep;
 use super::switches::ReadinessApi;
 use super::{
-    ObservationKey, ToolAnnotations, WebMcpHost, PERFORM_AN_OBSERVATION,
+    ObservationKey, ToolAnnotations, WebMcpHost, ABANDON_AN_OBSERVATION, PERFORM_AN_OBSERVATION,
     PERFORM_AN_OBSERVATION_PR373,
 };
 use crate::host::keys::{DocumentKey, NavigableKey, ParallelQueueKey};
@@ -72,6 +72,8 @@ pub struct Observation {
     pub requested_at: u64,
     pub started_at: Option<u64>,
     pub result: Option<ObservationResult>,
+    /// The browser agent gave it up before it had a result (see `abandon_an_observation`).
+    pub abandoned: bool,
 }
 
 /// Records a step of "perform an observation": `$text` as the text numbers it, `$pr` as
@@ -99,6 +101,7 @@ pub trait Observations: WebMcpHost {
             requested_at,
             started_at: None,
             result: None,
+            abandoned: false,
         });
         self.harness_note(|_| format!("the browser agent asks for observation {label}"));
         let queue = self.webmcp().ai_agent_queue;
@@ -116,6 +119,50 @@ pub trait Observations: WebMcpHost {
 
     fn observation(&self, observation: ObservationKey) -> &Observation {
         &self.webmcp().observations[observation]
+    }
+
+    /// Abandon an observation (engine-defined): the browser agent no longer wants an
+    /// observation it asked for (the agent that asked stopped waiting). The text lets the
+    /// browser agent enqueue an observation and says nothing of taking one back; the engine's
+    /// browser agent does what a browser would, and keeps the AI agent queue moving: the
+    /// observations queued behind this one do not wait for it. Returns whether anything was
+    /// undone.
+    fn abandon_an_observation(&mut self, observation: ObservationKey) -> bool {
+        let o = &self.webmcp().observations[observation];
+        if o.result.is_some() || o.abandoned {
+            // 3. Done already: nothing to undo.
+            let active = self.navigables[o.traversable].active_document;
+            step!(
+                self,
+                ABANDON_AN_OBSERVATION,
+                "3",
+                active,
+                "already complete"
+            );
+            return false;
+        }
+        let active = self.navigables[o.traversable].active_document;
+        let label = o.label.clone();
+        self.webmcp_mut().observations[observation].abandoned = true;
+        self.harness_note(|_| format!("the browser agent abandons observation {label}"));
+        // 1. Not begun: its steps leave the AI agent queue, unrun.
+        let queue = self.webmcp().ai_agent_queue;
+        let removed = self.remove_parallel_steps(queue, |kind| {
+            matches!(kind, ParallelStepKind::Webmcp(ParallelStep::PerformAnObservation { observation: o }) if *o == observation)
+        });
+        if removed > 0 {
+            step!(
+                self,
+                ABANDON_AN_OBSERVATION,
+                "1",
+                active,
+                "removed before it began"
+            );
+            return true;
+        }
+        // 2. Waiting for tools to be ready: the wait ends here (readiness's own step).
+        step!(self, ABANDON_AN_OBSERVATION, "2", active);
+        self.abandon_the_wait_of(observation)
     }
 
     /// <https://webmachinelearning.github.io/webmcp/#perform-an-observation>, on the parallel

@@ -17,7 +17,7 @@ use super::switches::{
 };
 use super::{
     Exposure, ModelContextKey, ObservationKey, PendingPromise, WaiterKey, WebMcpHost,
-    DOCUMENT_LIFECYCLE, SETTLE_ON_REALM_DESTRUCTION, TOOLS_READY_GETTER,
+    ABANDON_AN_OBSERVATION, DOCUMENT_LIFECYCLE, SETTLE_ON_REALM_DESTRUCTION, TOOLS_READY_GETTER,
     UPDATE_THE_TOOLS_READY_STATE, UPDATE_THE_TOOLS_READY_STATE_COALESCED,
     UPDATE_THE_TOOLS_READY_STATE_R1, WAIT_FOR_TOOLS_TO_BE_READY, WAIT_FOR_TOOLS_UNTIL,
 };
@@ -721,6 +721,38 @@ pub trait Readiness: WebMcpHost {
                 self.get_tools_resolve(caller, promise, tools);
             }
         }
+    }
+
+    /// "Abandon an observation" step 2 (engine-defined): the browser agent stops an
+    /// observation's wait for tools to be ready midway. The wait ends with no result: its
+    /// timeout and record go away, and its queue drops the steps that would have gone on after
+    /// it and runs its next step. False when the observation is not waiting.
+    fn abandon_the_wait_of(&mut self, observation: ObservationKey) -> bool {
+        let waiting = self.webmcp().waiters.iter().find_map(|(key, _)| {
+            let queue = self.webmcp().waiters[key].queue;
+            let after = self.parallel_queues[queue].steps.iter().any(|s| {
+                matches!(&s.kind, ParallelStepKind::Webmcp(ParallelStep::AfterWait {
+                    caller: WaitCaller::Observation(o), waiter,
+                }) if *o == observation && *waiter == key)
+            });
+            after.then_some((key, queue))
+        });
+        let Some((waiter, queue)) = waiting else {
+            return false;
+        };
+        let captured = self.webmcp().waiters[waiter].captured;
+        // 2.1. The wait's timeout is cleared and the wait is forgotten.
+        if let Some(w) = self.webmcp_mut().waiters.remove(waiter) {
+            self.remove_timer(w.deadline);
+        }
+        step!(self, ABANDON_AN_OBSERVATION, "2.1", Some(captured));
+        // 2.2. The queue no longer waits: the observation's remaining steps leave it.
+        self.remove_parallel_steps(queue, |kind| {
+            matches!(kind, ParallelStepKind::Webmcp(ParallelStep::AfterWait { waiter: w, .. }) if *w == waiter)
+        });
+        self.stop_waiting(queue);
+        step!(self, ABANDON_AN_OBSERVATION, "2.2", Some(captured));
+        true
     }
 
     /// How many waits for tools to be ready are under way.
