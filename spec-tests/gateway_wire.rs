@@ -300,7 +300,7 @@ subtest "s"
 #[test]
 fn every_malformed_message_gets_its_json_rpc_error() {
     let mut w = Wire::start(&format!("{ROOT}/served/shop.scn"), &["--subtest", "late"]);
-    let mut expect = |w: &mut Wire, line: &[u8], id: Value, code: i64| {
+    let expect = |w: &mut Wire, line: &[u8], id: Value, code: i64| {
         let mut line = line.to_vec();
         line.push(b'\n');
         w.send_raw(&line);
