@@ -195,7 +195,7 @@ fn hostile_nesting_is_an_error_not_a_crash() {
         "]".repeat(100_000)
     );
     let e = parse(&deep).unwrap_err();
-    assert!(e.contains("brackets nest more than 128 deep"), "{e}");
+    assert!(e.contains("an expression nests more than 128 deep"), "{e}");
     let mut blocks =
         String::from("title: t\nsubtest \"a\"\n  page top https://a.test/\n  task in top:\n");
     for depth in 0..2000 {

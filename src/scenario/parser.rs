@@ -3,7 +3,7 @@
 //! [`crate::script::parser`]). Errors name the file, line and column, what was found and what
 //! was expected; an unknown name lists the names that exist.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::ast::*;
@@ -139,11 +139,7 @@ fn requirement(path: &str, line: u32, column: u32, text: &str) -> Result<Vec<Tag
     };
     let toks = lex_line(path, &node)?;
     let parser = SubtestParser {
-        script: ScriptParser {
-            path: path.into(),
-            names: Some(BTreeSet::new()),
-            scripts: BTreeMap::new(),
-        },
+        script: ScriptParser::new(path, Some(BTreeSet::new())),
     };
     let mut p = Cursor::new(path, &toks, &node);
     let mut tags = Vec::new();
@@ -170,11 +166,7 @@ fn parse_subtest(path: &str, lines: &[Line]) -> Result<Vec<Action>, ParseError> 
     let mut names = BTreeSet::new();
     collect_names(path, lines, &mut names)?;
     let mut ctx = SubtestParser {
-        script: ScriptParser {
-            path: path.into(),
-            names: Some(names),
-            scripts: BTreeMap::new(),
-        },
+        script: ScriptParser::new(path, Some(names)),
     };
     for line in lines {
         let toks = lex_line(path, line)?;
@@ -572,6 +564,23 @@ impl SubtestParser {
         kw: &str,
     ) -> Result<Vec<Action>, ParseError> {
         p.punct(":")?;
+        // Blocks do not nest: said before the inner block is parsed, so that a chain of them
+        // (`at 1ms: at 1ms: ...`) is not parsed to its end first.
+        let nested = |toks: &[Token]| {
+            let (l, c) = toks
+                .first()
+                .map_or((line.line, line.column), |t| (t.line, t.column));
+            match toks.first() {
+                Some(Token {
+                    tok: Tok::Ident(k), ..
+                }) if k == "at" || k == "when" => Err(self.error(
+                    l,
+                    c,
+                    format!("not in an `at`/`when` block: trigger blocks do not nest (`{k}` in the block of `{kw}`)"),
+                )),
+                _ => Ok(()),
+            }
+        };
         let mut actions = Vec::new();
         if p.at_end() {
             if line.children.is_empty() {
@@ -581,6 +590,7 @@ impl SubtestParser {
             }
             for child in &line.children {
                 let child_toks = lex_line(&self.path, child)?;
+                nested(&child_toks)?;
                 let kind = self.action(child, &child_toks)?;
                 actions.push(self.trigger_action(child.line, child.column, &child.text, kind)?);
             }
@@ -591,6 +601,7 @@ impl SubtestParser {
                 ));
             }
             let (l, c) = p.position();
+            nested(&toks[p.pos..])?;
             let kind = self.action(line, &toks[p.pos..])?;
             let text: String = line
                 .positions

@@ -27,14 +27,31 @@ pub enum TemplatePiece {
     Substitution(Vec<Token>),
 }
 
+/// How many characters of a file's text a message quotes.
+pub const QUOTED_CHARS: usize = 60;
+
+/// Text of the file as a message quotes it: at most [`QUOTED_CHARS`] characters, and, when cut,
+/// how many more there were.
+pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        None => text.into(),
+        Some((end, _)) => format!(
+            "{}... ({} more characters)",
+            &text[..end],
+            text[end..].chars().count()
+        )
+        .into(),
+    }
+}
+
 impl fmt::Display for Tok {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Tok::Ident(s) => write!(f, "`{s}`"),
+            Tok::Ident(s) => write!(f, "`{}`", shown(s)),
             Tok::Number(n) => write!(f, "number {n}"),
             Tok::Duration(ms) => write!(f, "duration {ms}ms"),
-            Tok::Str(s) => write!(f, "string {s:?}"),
-            Tok::Url(u) => write!(f, "URL {u}"),
+            Tok::Str(s) => write!(f, "string {:?}", shown(s)),
+            Tok::Url(u) => write!(f, "URL {}", shown(u)),
             Tok::Template(_) => write!(f, "a template literal"),
             Tok::Punct(p) => write!(f, "`{p}`"),
         }
