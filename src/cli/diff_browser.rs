@@ -9,6 +9,7 @@ use webmcp_ref::browser::{self, DiffOptions, OutputFormat};
 use super::{build_profile, load_all, BadInput, CliError, Exit, Format, Output};
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::DIFF_BROWSER)]
 pub struct Args {
     paths: Vec<PathBuf>,
     /// The browser to run.
@@ -27,10 +28,10 @@ pub struct Args {
     format: Format,
     /// Seconds a file may run before its browser is killed and the file fails (default:
     /// the test's own harness timeout, plus 20 s).
-    #[arg(long)]
+    #[arg(long, value_parser = super::seconds_up_to_an_hour)]
     timeout: Option<f64>,
     /// The margin each wait adds in real time, in milliseconds.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = super::milliseconds_up_to_a_minute)]
     margin_ms: u64,
     /// Keep the exported tests in this folder (default: a temporary one, removed after).
     #[arg(long)]

@@ -10,9 +10,13 @@ use webmcp_ref::engine::profile::Profile;
 use webmcp_ref::explore::{explore_all, ExploreOptions, Progress};
 use webmcp_ref::report;
 
-use super::{load_all, BadInput, CliError, Exit, Output, ProfileArgs, SimpleFormat};
+use super::{
+    load_each, loaded_reporting_errors, warn, BadInput, CliError, Exit, Output, ProfileArgs,
+    SimpleFormat,
+};
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::EXPLORE)]
 pub struct Args {
     paths: Vec<PathBuf>,
     #[command(flatten)]
@@ -29,7 +33,7 @@ pub struct Args {
     #[arg(long)]
     no_reduction: bool,
     /// Worker threads (default: the machine's cores); results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = super::threads)]
     threads: Option<usize>,
     #[arg(long, value_enum, default_value = "human")]
     format: SimpleFormat,
@@ -37,7 +41,8 @@ pub struct Args {
 
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     let built: Vec<Profile> = args.profiles.build()?;
-    let files = load_all(args.paths)?;
+    // A file that cannot be read or parsed is said on stderr; the others go on.
+    let (files, unloadable) = loaded_reporting_errors(load_each(args.paths)?);
     if let Some(name) = &args.subtest {
         let any = files
             .iter()
@@ -74,12 +79,12 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
                 std::thread::sleep(Duration::from_millis(50));
                 if started.elapsed().as_secs_f64() > 1.0 && last.elapsed().as_secs_f64() >= 1.0 {
                     last = Instant::now();
-                    eprintln!(
+                    warn(&format!(
                         "exploring: {} states, {} schedules run, {:.0} s",
                         progress.states.load(Ordering::Relaxed),
                         progress.schedules.load(Ordering::Relaxed),
                         started.elapsed().as_secs_f64()
-                    );
+                    ));
                 }
             }
         });
@@ -110,6 +115,9 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             )?;
         }
         SimpleFormat::Json => out.json(&results)?,
+    }
+    if unloadable {
+        return Ok(Exit::BadInput);
     }
     if results.iter().any(|e| !e.complete) {
         return Ok(Exit::Budget);

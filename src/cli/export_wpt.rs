@@ -7,9 +7,13 @@ use std::path::PathBuf;
 use webmcp_ref::browser::report::export_summary;
 use webmcp_ref::export::{export_file, write_tree, ExportedFile};
 
-use super::{build_profile, load_all, BadInput, CliError, Exit, Output, SimpleFormat};
+use super::{
+    build_profile, load_each, loaded_reporting_errors, BadInput, CliError, Exit, Output,
+    SimpleFormat,
+};
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::EXPORT_WPT)]
 pub struct Args {
     paths: Vec<PathBuf>,
     /// The folder to write into (created if missing).
@@ -26,7 +30,8 @@ pub struct Args {
 
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     let profile = build_profile(&args.profile, &args.sets)?;
-    let files = load_all(args.paths)?;
+    // A file that cannot be read or parsed is said on stderr; the others go on.
+    let (files, unloadable) = loaded_reporting_errors(load_each(args.paths)?);
     let exported: Vec<ExportedFile> = files.iter().map(|f| export_file(f, &profile)).collect();
     write_tree(&exported, &args.out).map_err(|error| BadInput::ExportFolder {
         out: args.out.display().to_string(),
@@ -35,6 +40,9 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     match args.format {
         SimpleFormat::Human => write!(out, "{}", export_summary(&exported, &args.out))?,
         SimpleFormat::Json => out.json(&exported)?,
+    }
+    if unloadable {
+        return Ok(Exit::BadInput);
     }
     Ok(Exit::Held)
 }

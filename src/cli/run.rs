@@ -9,9 +9,10 @@ use webmcp_ref::report;
 use webmcp_ref::scenario::{run_file, FileResult, RunOptions};
 use webmcp_ref::Schedule;
 
-use super::{load_all, BadInput, CliError, Exit, Format, Output, ProfileArgs};
+use super::{load_each, warn, BadInput, CliError, Exit, Format, Output, ProfileArgs};
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::RUN)]
 pub struct Args {
     paths: Vec<PathBuf>,
     #[command(flatten)]
@@ -36,7 +37,24 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         .transpose()
         .map_err(BadInput::from)?;
     let built: Vec<Profile> = args.profiles.build()?;
-    let files = load_all(args.paths)?;
+    let files = load_each(args.paths)?;
+    let unloadable = files.iter().any(Result::is_err);
+    // Human output shows each on standard output; JSON and wptreport also say it on stderr.
+    if args.format != Format::Human {
+        for e in files.iter().filter_map(|f| f.as_ref().err()) {
+            warn(&format!("webmcp-ref: {e}"));
+        }
+    }
+    if let Some(name) = &args.subtest {
+        let any = files
+            .iter()
+            .flatten()
+            .flat_map(|f| &f.subtests)
+            .any(|s| s.name.contains(name.as_str()));
+        if !any {
+            return Err(BadInput::NoSubtest(name.clone()).into());
+        }
+    }
     let started = std::time::Instant::now();
     let runs: Vec<(String, Vec<FileResult>)> = built
         .iter()
@@ -47,10 +65,15 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
                 trace: false,
                 subtest: args.subtest.clone(),
             };
-            (
-                p.name.clone(),
-                files.iter().map(|f| run_file(f, &options)).collect(),
-            )
+            // A file that cannot be run is that file's ERROR; the others run.
+            let results = files
+                .iter()
+                .map(|f| match f {
+                    Ok(f) => run_file(f, &options),
+                    Err(e) => FileResult::unloadable(e.path(), &p.name, e.to_string()),
+                })
+                .collect();
+            (p.name.clone(), results)
         })
         .collect();
     let elapsed = started.elapsed();
@@ -111,6 +134,16 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
                 .unwrap_or_default();
             out.json(&report::wptreport(results, name, &diffs))?;
         }
+    }
+    // A file that could not be run is bad input, whatever the others came to.
+    if unloadable {
+        return Ok(Exit::BadInput);
+    }
+    if runs
+        .iter()
+        .any(|(_, r)| r.iter().any(FileResult::out_of_budget))
+    {
+        return Ok(Exit::Budget);
     }
     Ok(Exit::held_if(all_pass))
 }

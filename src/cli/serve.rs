@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 use webmcp_ref::gateway::{server::serve_stdio, Clock, Gateway, ServeOptions};
 
-use super::{build_profile, load_one, BadInput, CliError, Exit};
+use super::{build_profile, load_one, warn, BadInput, CliError, Exit};
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::SERVE)]
 pub struct Args {
     file: PathBuf,
     /// The subtest to serve (its name, or part of it); needed when the file has several.
@@ -36,7 +37,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     };
     let gateway = Gateway::start(load_one(&args.file)?, options).map_err(BadInput::from)?;
     let s = gateway.served();
-    eprintln!(
+    warn(&format!(
         "webmcp-ref serve: subtest {:?} of {} ({} profile, {} clock): MCP on stdin/stdout",
         s.subtest,
         s.path,
@@ -46,7 +47,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         } else {
             "real-time"
         }
-    );
+    ));
     serve_stdio(gateway)?;
     Ok(Exit::Held)
 }

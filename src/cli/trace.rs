@@ -18,6 +18,7 @@ enum TraceFormat {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::TRACE)]
 pub struct Args {
     file: PathBuf,
     #[arg(long)]
@@ -82,6 +83,9 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
                 write!(out, "{lines}")?;
             }
         }
+    }
+    if result.out_of_budget() {
+        return Ok(Exit::Budget);
     }
     Ok(Exit::held_if(result.passed()))
 }

@@ -50,6 +50,13 @@ pub fn replay_command(
 pub fn human(results: &[FileResult], sets: &[String], verbose: bool) -> String {
     let mut out = String::new();
     for file in results {
+        if let Some(error) = &file.error {
+            let _ = writeln!(out, "ERROR {}  [{}]", file.path, file.profile);
+            for line in error.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+            continue;
+        }
         let passed = file
             .subtests
             .iter()
@@ -107,6 +114,8 @@ pub struct Summary {
     pub errors: usize,
     /// Subtests the profile does not run (their file's `requires:`).
     pub not_run: usize,
+    /// Files that could not be read or parsed.
+    pub unloadable: usize,
 }
 
 impl std::fmt::Display for Summary {
@@ -119,6 +128,9 @@ impl std::fmt::Display for Summary {
         if self.not_run > 0 {
             write!(f, ", {} not run (PRECONDITION_FAILED)", self.not_run)?;
         }
+        if self.unloadable > 0 {
+            write!(f, "; {} files could not be run (ERROR)", self.unloadable)?;
+        }
         Ok(())
     }
 }
@@ -127,6 +139,7 @@ impl std::fmt::Display for Summary {
 pub fn summary(results: &[FileResult]) -> Summary {
     let mut s = Summary {
         files: results.len(),
+        unloadable: results.iter().filter(|f| f.error.is_some()).count(),
         ..Summary::default()
     };
     for sub in results.iter().flat_map(|f| &f.subtests) {
@@ -167,12 +180,12 @@ pub fn wptreport(
                     })
                 })
                 .collect();
-            let errored = f.subtests.iter().any(|s| s.status == Status::Error);
+            let errored = f.error.is_some() || f.subtests.iter().any(|s| s.status == Status::Error);
             json!({
                 "test": test_id(&f.path),
                 "subsuite": "",
                 "status": if errored { "ERROR" } else { "OK" },
-                "message": serde_json::Value::Null,
+                "message": f.error,
                 "duration": 0,
                 "subtests": subtests,
             })

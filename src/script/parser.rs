@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::ast::{Block, Branch, CallbackBody, Expr, LogPart, Stmt, StmtKind};
-use super::bindings::{is_error_name, Global, Spelling};
-use super::lexer::{lex, shown, TemplatePiece, Tok, Token};
+use super::bindings::{is_error_name, Global, Shape, Spelling};
+use super::lexer::{lex, listed, shown, TemplatePiece, Tok, Token};
 use super::syntax::{build_tree, lex_line, logical_lines, Cursor, Line, ParseError, MAX_NESTING};
 use crate::host::value::{ErrorValue, Value};
 
@@ -23,6 +23,9 @@ pub struct ScriptParser {
     pub names: Option<BTreeSet<String>>,
     /// `script NAME:` blocks.
     pub scripts: BTreeMap<String, Arc<Block>>,
+    /// What the file says each name holds, where it says it for sure (a `page`, a `promise`
+    /// the script never assigns): an expectation's members are checked against it.
+    pub shapes: BTreeMap<String, Shape>,
     /// How deep the block being parsed is in blocks (indented, or after a `:` on its line).
     depth: Cell<u32>,
 }
@@ -44,6 +47,7 @@ impl ScriptParser {
             path: path.into(),
             names,
             scripts: BTreeMap::new(),
+            shapes: BTreeMap::new(),
             depth: Cell::new(0),
         }
     }
@@ -128,14 +132,10 @@ impl ScriptParser {
         {
             return Ok(());
         }
-        let list: Vec<&str> = names.iter().map(String::as_str).collect();
         Err(p.error_prev(format!(
-            "unknown name `{name}`; the names in this subtest are: {}",
-            if list.is_empty() {
-                "(none)".to_string()
-            } else {
-                list.join(", ")
-            }
+            "unknown name `{}`; the names in this subtest are: {}",
+            shown(name),
+            listed(names.iter().map(String::as_str))
         )))
     }
 
@@ -425,15 +425,48 @@ impl ScriptParser {
     fn chain(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
         p.nest()?;
         let mut e = self.primary(p)?;
+        // In an expectation, what the file says of the value so far, to check each member.
+        let mut shape = match &e {
+            Expr::Name(n) if p.in_expectation => self.shapes.get(n).copied(),
+            _ => None,
+        };
         loop {
             if p.peek_punct(".") {
                 p.nest()?;
                 p.next_token();
+                let call = matches!(
+                    p.toks.get(p.pos + 1),
+                    Some(Token {
+                        tok: Tok::Punct("("),
+                        ..
+                    })
+                );
+                if let (
+                    Some(s),
+                    Some(Token {
+                        tok: Tok::Ident(prop),
+                        ..
+                    }),
+                    false,
+                ) = (shape, p.peek(), call)
+                {
+                    shape = s.member(prop).map_err(|why| {
+                        p.error_here(format!(
+                            "{} has no property `{}` an expectation can read ({why})",
+                            s.name(),
+                            shown(prop)
+                        ))
+                    })?;
+                }
                 e = self.member_link(p, e)?;
+                if call {
+                    shape = None;
+                }
             } else if p.peek_punct("[") && !p.tags_follow() {
                 p.nest()?;
                 p.next_token();
                 e = self.index_link(p, e)?;
+                shape = shape.and_then(Shape::element);
             } else {
                 return Ok(e);
             }
@@ -591,7 +624,8 @@ impl ScriptParser {
                 };
                 if !dotted().any(|name| name == full) {
                     return Err(p.error_prev(format!(
-                        "unknown function `{full}`; expected {}",
+                        "unknown function `{}`; expected {}",
+                        shown(&full),
                         dotted().collect::<Vec<_>>().join(", ")
                     )));
                 }

@@ -143,6 +143,10 @@ pub struct SubtestResult {
     /// What the run observed, for comparing profiles: toolsReady of each document, each
     /// observation's outcome, each named promise's state, the log.
     pub outcome: Vec<(String, String)>,
+    /// A line ran out of its budget of units ([`UNIT_BUDGET`]) before the world was idle: the
+    /// subtest is an ERROR that a budget, not the file, decided.
+    #[serde(skip)]
+    pub out_of_budget: bool,
 }
 
 /// A file's results under one profile.
@@ -152,6 +156,10 @@ pub struct FileResult {
     pub title: String,
     pub profile: String,
     pub subtests: Vec<SubtestResult>,
+    /// Why the file could not be run at all (it could not be read, or does not parse): it
+    /// has no subtests, and its test is an ERROR.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl SubtestResult {
@@ -172,13 +180,30 @@ impl SubtestResult {
             coverage: Coverage::default(),
             trace: Vec::new(),
             outcome: Vec::new(),
+            out_of_budget: false,
         }
     }
 }
 
 impl FileResult {
+    /// A file that could not be read or parsed, under a profile: its error, and no subtests.
+    pub fn unloadable(path: &str, profile: &str, error: String) -> FileResult {
+        FileResult {
+            path: path.into(),
+            title: String::new(),
+            profile: profile.into(),
+            subtests: Vec::new(),
+            error: Some(error),
+        }
+    }
+
     pub fn passed(&self) -> bool {
-        self.subtests.iter().all(|s| s.status.held())
+        self.error.is_none() && self.subtests.iter().all(|s| s.status.held())
+    }
+
+    /// Whether a subtest ran out of its budget of units.
+    pub fn out_of_budget(&self) -> bool {
+        self.subtests.iter().any(|s| s.out_of_budget)
     }
 }
 
@@ -200,6 +225,7 @@ pub fn run_file(file: &ScenarioFile, options: &RunOptions) -> FileResult {
         title: file.title.clone(),
         profile: options.profile.name.clone(),
         subtests,
+        error: None,
     }
 }
 
@@ -275,6 +301,8 @@ pub struct SubtestRun<'a> {
     triggers: Vec<&'a Action>,
     /// The lines acted on end here: the subtest's end, or its serve point when serving.
     end: usize,
+    /// A line ran out of its budget of units.
+    out_of_budget: bool,
 }
 
 /// A check run after every unit: `Some(message)` when it does not hold.
@@ -340,6 +368,7 @@ impl<'a> SubtestRun<'a> {
             after_unit: None,
             triggers: Vec::new(),
             end: subtest.actions.len(),
+            out_of_budget: false,
         }
     }
 
@@ -408,6 +437,7 @@ impl<'a> SubtestRun<'a> {
                         units: UNIT_BUDGET,
                         time: self.world.now(),
                     };
+                    self.out_of_budget = true;
                     self.fail_line(e.to_string());
                     return Next::Done;
                 }
@@ -602,6 +632,7 @@ impl<'a> SubtestRun<'a> {
             coverage: world.coverage().clone(),
             trace: world.trace.entries.clone(),
             outcome,
+            out_of_budget: self.out_of_budget,
         }
     }
 
