@@ -226,3 +226,23 @@ fn a_file_over_the_size_limit_is_refused() {
     assert!(matches!(e, LoadError::TooLarge { .. }), "{e}");
     assert!(e.to_string().ends_with("a scenario file is at most 16777216 bytes (16 MiB)"), "{e}");
 }
+
+#[test]
+fn iframes_nest_up_to_a_bound() {
+    use webmcp_ref::host::MAX_IFRAME_DEPTH;
+    let frames = |n: usize| {
+        let mut lines = String::from("  frame f1 in top https://a.test/1\n");
+        for i in 2..=n {
+            lines.push_str(&format!("  frame f{i} in f{} https://a.test/{i}\n", i - 1));
+        }
+        lines.push_str("  observe top => ready\n");
+        parse_file("deep.scn", &subtest(&lines)).expect("parses")
+    };
+    let at_bound = run_file(&frames(MAX_IFRAME_DEPTH), &RunOptions::default());
+    assert!(at_bound.passed(), "{:?}", at_bound.subtests[0].messages);
+    let past = run_file(&frames(MAX_IFRAME_DEPTH + 1), &RunOptions::default());
+    assert_eq!(
+        past.subtests[0].messages,
+        ["deep.scn:70: f64 is in iframes nested 64 deep, so it cannot hold another"]
+    );
+}

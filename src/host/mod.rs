@@ -82,7 +82,13 @@ pub enum HostError {
     NotInBfcache(String),
     #[error("{0} is not a top-level document")]
     NotTopLevel(String),
+    #[error("{0} is in iframes nested {MAX_IFRAME_DEPTH} deep, so it cannot hold another")]
+    NestedTooDeep(String),
 }
+
+/// How deep iframes may nest in a page: walking a page's tree of navigables recurses, so its
+/// depth is bounded.
+pub const MAX_IFRAME_DEPTH: usize = 64;
 
 /// Settings of the host that are not behaviour switches.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]

@@ -12,7 +12,7 @@ use super::origin::Origin;
 use super::permissions::{Allowlist, FeatureState};
 use super::seam::Upper;
 use super::shared::Shared;
-use super::{Host, HostError, HostState};
+use super::{Host, HostError, HostState, MAX_IFRAME_DEPTH};
 
 /// A navigable. A top-level traversable is one without a parent.
 ///
@@ -139,6 +139,15 @@ pub trait Navigables: Host {
             return Err(HostError::NotFullyActive(self.label(parent)));
         }
         let parent_nav = self.documents[parent].navigable;
+        let mut depth = 0;
+        let mut up = Some(parent_nav);
+        while let Some(n) = up {
+            depth += 1;
+            if depth > MAX_IFRAME_DEPTH {
+                return Err(HostError::NestedTooDeep(self.label(parent)));
+            }
+            up = self.navigables[n].parent;
+        }
         let traversable = self.navigables[parent_nav].traversable;
         let origin_keyed = self.navigables[traversable].origin_keyed;
         let src_origin = Origin::of_url(&url, &mut self.next_opaque);
