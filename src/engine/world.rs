@@ -123,6 +123,12 @@ impl World {
         self.script.env.keys()
     }
 
+    /// The names bound to a document, in the order of their bindings, from the `from`-th on
+    /// (a name bound twice is there twice).
+    pub fn documents_bound_since(&self, from: usize) -> &[String] {
+        self.script.documents_bound.get(from..).unwrap_or(&[])
+    }
+
     /// A choice point among `width` runnable units: the scheduler given chooses (the
     /// explorer's), or else the world's own schedule; the choice is recorded either way.
     pub fn choose(

@@ -297,8 +297,8 @@ pub struct SubtestRun<'a> {
     errored: bool,
     /// Checks run after every unit of work (the explorer's invariants).
     after_unit: Option<UnitCheck>,
-    /// `at`/`when` blocks whose trigger has not held yet, in the order their lines came.
-    triggers: Vec<&'a Action>,
+    /// `at`/`when` blocks whose trigger has not held yet.
+    triggers: triggers::PendingTriggers<'a>,
     /// The lines acted on end here: the subtest's end, or its serve point when serving.
     end: usize,
     /// A line ran out of its budget of units.
@@ -366,7 +366,7 @@ impl<'a> SubtestRun<'a> {
             messages: Vec::new(),
             errored: false,
             after_unit: None,
-            triggers: Vec::new(),
+            triggers: Default::default(),
             end: subtest.actions.len(),
             out_of_budget: false,
         }
@@ -399,8 +399,8 @@ impl<'a> SubtestRun<'a> {
         self.expected_uncaught.hash(&mut h);
         self.messages.hash(&mut h);
         self.errored.hash(&mut h);
-        for t in &self.triggers {
-            t.line.hash(&mut h);
+        for line in self.triggers.lines() {
+            line.hash(&mut h);
         }
         h.finish128()
     }
