@@ -365,6 +365,10 @@ impl Host for World {
         self.recount_not_ready(traversable);
     }
 
+    fn document_added(&mut self, traversable: NavigableKey, doc: DocumentKey) {
+        self.count_added_document(traversable, doc);
+    }
+
     fn wake_waits(&mut self) {
         self.check_waiters();
     }

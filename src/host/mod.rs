@@ -265,6 +265,9 @@ pub trait Host: DerefMut<Target = HostState<Self::Upper>> + Sized {
     fn lifecycle_reached(&mut self, doc: DocumentKey, stage: Lifecycle);
     /// Which documents of `traversable`'s tree are fully active changed.
     fn tree_changed(&mut self, traversable: NavigableKey);
+    /// A fully active document was added to `traversable`'s tree, and no other document's
+    /// activity changed.
+    fn document_added(&mut self, traversable: NavigableKey, doc: DocumentKey);
     /// Something changed that a parallel queue's "wait until" may be waiting for: the
     /// conditions are the specification's, so it re-checks them.
     fn wake_waits(&mut self);
