@@ -236,6 +236,16 @@ fn numeric_flags_out_of_range_are_bad_input() {
     for args in [
         &["run", "--set", "tools-ready-timeout=18446744073709551615"][..],
         &["run", "--set", "tools-ready-timeout=-1"],
+        &["explore", "--max-seconds", "inf"],
+        &["explore", "--max-seconds", "1e19"],
+        &["explore", "--max-seconds", "1e400"],
+        &["explore", "--max-seconds", "NaN"],
+        &["explore", "--max-seconds", "-1"],
+        &["explore", "--max-seconds", "0"],
+        &["explore", "--max-schedules", "0"],
+        &["explore", "--max-memory", "0"],
+        &["explore", "--max-memory", "lots"],
+        &["explore", "--max-memory", "1e30G"],
         &["explore", "--threads", "0"],
         &["explore", "--threads", "100000"],
         &["diff-browser", "--timeout", "inf"],
@@ -245,5 +255,39 @@ fn numeric_flags_out_of_range_are_bad_input() {
         let (code, _, err) = webmcp_ref(args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(!err.is_empty(), "{args:?}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+}
+
+/// Seven cross-origin frames, each logging in a task and again from a timer: thousands of
+/// orders, far more states than a small budget holds.
+fn seven_frames() -> String {
+    let mut s = String::from("title: t\nsubtest \"s\"\n  page top https://a.test/\n");
+    for i in 1..=7 {
+        s.push_str(&format!("  frame f{i} in top https://f{i}.test/\n"));
+    }
+    for i in 1..=7 {
+        s.push_str(&format!(
+            "  task in f{i}:\n    log \"a{i}\"\n    after 0ms: log \"b{i}\"\n"
+        ));
+    }
+    s.push_str("  run\n");
+    s
+}
+
+#[test]
+fn the_memory_budget_stops_the_explorer_with_exit_3_and_what_it_found() {
+    let path = scratch("seven.scn", &seven_frames());
+    let (code, out, err) = webmcp_ref(&[
+        "explore",
+        &path,
+        "--max-memory",
+        "64M",
+        "--max-seconds",
+        "120",
+    ]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(err.contains("near its memory budget (--max-memory 64 MiB)"), "{err}");
+    assert!(out.contains("INCOMPLETE"), "{out}");
+    assert!(out.contains("distinct outcome(s)"), "{out}");
 }

@@ -23,12 +23,16 @@ pub struct Args {
     profiles: ProfileArgs,
     #[arg(long)]
     subtest: Option<String>,
-    /// Stop after this many schedules have been run to their end.
-    #[arg(long)]
+    /// Stop after this many schedules have been run to their end (at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     max_schedules: Option<u64>,
-    /// Stop after this many seconds.
-    #[arg(long)]
+    /// Stop after this many seconds (more than 0, at most a year).
+    #[arg(long, value_parser = super::seconds_budget, allow_negative_numbers = true)]
     max_seconds: Option<f64>,
+    /// Stop when the process holds this much memory, such as 512M or 4G (default: a quarter
+    /// of the machine's memory).
+    #[arg(long, value_parser = super::memory_size)]
+    max_memory: Option<u64>,
     /// Enumerate naively: do not merge states already explored.
     #[arg(long)]
     no_reduction: bool,
@@ -68,15 +72,30 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             .map(|n| n.get())
             .unwrap_or(1)
     });
+    let max_memory = args.max_memory.or_else(|| memory::machine().map(|m| m / 4));
     let progress = Progress::default();
     let done = AtomicBool::new(false);
+    let out_of_memory = AtomicBool::new(false);
     let started = Instant::now();
     let results = std::thread::scope(|scope| {
         scope.spawn(|| {
-            // Progress on stderr once the run has taken more than a second.
+            // Progress on stderr once the run has taken more than a second; the memory
+            // budget is watched here, and coming within an eighth of it stops every worker
+            // (the rest is room for the workers to stop and for the report).
+            let stop_at = max_memory.map(|m| m - m / 8);
             let mut last = Instant::now();
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(50));
+                if let (Some(at), Some(held)) = (stop_at, memory::resident()) {
+                    if held >= at && !out_of_memory.swap(true, Ordering::Relaxed) {
+                        progress.stop.store(true, Ordering::Relaxed);
+                        warn(&format!(
+                            "webmcp-ref: the exploration holds {} MiB, near its memory budget (--max-memory {} MiB): it stops here, and what it explored is reported",
+                            held >> 20,
+                            max_memory.unwrap_or(0) >> 20
+                        ));
+                    }
+                }
                 if started.elapsed().as_secs_f64() > 1.0 && last.elapsed().as_secs_f64() >= 1.0 {
                     last = Instant::now();
                     warn(&format!(
@@ -123,4 +142,25 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         return Ok(Exit::Budget);
     }
     Ok(Exit::held_if(results.iter().all(|e| e.passed())))
+}
+
+/// The memory the process holds and the machine has, as Linux reports them (elsewhere
+/// unknown, and the explorer has no memory budget unless one is given and can be read).
+mod memory {
+    /// The process's resident memory, in bytes.
+    pub fn resident() -> Option<u64> {
+        let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+        // SAFETY: sysconf only reads a configuration value.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        pages.checked_mul(u64::try_from(page).ok()?)
+    }
+
+    /// The machine's memory, in bytes.
+    pub fn machine() -> Option<u64> {
+        let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    }
 }
