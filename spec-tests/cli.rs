@@ -91,7 +91,13 @@ fn bad_input_exits_2_and_names_the_problem() {
         "bad.scn",
         "title: t\nsubtest \"s\"\n  page top https://a.test/\n  expect top.toolsReady = true\n",
     );
-    let (code, _, err) = webmcp_ref(&["run", &bad]);
+    // A file that does not parse is that file's ERROR, in the report and (for JSON and
+    // wptreport) on stderr.
+    let (code, out, _) = webmcp_ref(&["run", &bad]);
+    assert_eq!(code, 2);
+    assert!(out.contains(&format!("ERROR {bad}")), "{out}");
+    assert!(out.contains(&format!("{bad}:4:")), "{out}");
+    let (code, _, err) = webmcp_ref(&["run", &bad, "--format", "json"]);
     assert_eq!(code, 2);
     assert!(err.contains(&format!("{bad}:4:")), "{err}");
     let (code, _, err) = webmcp_ref(&["run", "no/such/path.scn"]);
@@ -287,4 +293,106 @@ fn run_html_writes_a_suite_page_linking_each_subtests_timeline() {
         let page = std::fs::read_to_string(dir.join(l)).unwrap();
         assert_eq!(page.matches("<section class=\"timeline\"").count(), 2, "{l}");
     }
+}
+
+#[test]
+fn each_command_lists_its_exit_statuses_in_its_help() {
+    for command in ["run", "trace", "explore", "coverage", "export-wpt", "serve", "spec-check", "diff-browser", "profiles"] {
+        let (code, out, _) = webmcp_ref(&[command, "--help"]);
+        assert_eq!(code, 0, "{command}");
+        assert!(out.contains("Exit status:"), "{command}: {out}");
+    }
+}
+
+#[test]
+fn a_subtest_filter_that_matches_nothing_is_bad_input() {
+    let path = scratch("filter.scn", PASSING);
+    let (code, _, err) = webmcp_ref(&["run", &path, "--subtest", "no-such"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no subtest matches \"no-such\""), "{err}");
+}
+
+#[test]
+fn a_malformed_file_in_a_folder_is_its_error_and_the_others_run() {
+    let dir = std::env::temp_dir().join(format!("webmcp-ref-cli-folder-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.scn"), PASSING).unwrap();
+    std::fs::write(dir.join("b.scn"), "title: t\nsubtest \"s\"\n  pgae top https://a.test/\n").unwrap();
+    std::os::unix::fs::symlink(&dir, dir.join("loop")).unwrap();
+    let folder = dir.display().to_string();
+    let (code, out, _) = webmcp_ref(&["run", &folder]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("PASS ") && out.contains("a.scn"), "{out}");
+    assert!(out.contains("ERROR ") && out.contains("b.scn:3:3:"), "{out}");
+    assert!(out.contains("2 files, 1 subtests: 1 passed"), "{out}");
+    let (code, out, err) = webmcp_ref(&["run", &folder, "--format", "wptreport"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("b.scn:3:3:"), "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[1]["status"], "ERROR");
+    assert!(results[1]["message"].as_str().unwrap().contains("b.scn:3:3:"));
+}
+
+#[test]
+fn numeric_flags_out_of_range_are_bad_input() {
+    for args in [
+        &["run", "--set", "tools-ready-timeout=18446744073709551615"][..],
+        &["run", "--set", "tools-ready-timeout=-1"],
+        &["explore", "--max-seconds", "inf"],
+        &["explore", "--max-seconds", "1e19"],
+        &["explore", "--max-seconds", "1e400"],
+        &["explore", "--max-seconds", "NaN"],
+        &["explore", "--max-seconds", "-1"],
+        &["explore", "--max-seconds", "0"],
+        &["explore", "--max-schedules", "0"],
+        &["explore", "--max-memory", "0"],
+        &["explore", "--max-memory", "lots"],
+        &["explore", "--max-memory", "1e30G"],
+        &["explore", "--threads", "0"],
+        &["explore", "--threads", "100000"],
+        &["diff-browser", "--timeout", "inf"],
+        &["diff-browser", "--timeout", "NaN"],
+        &["diff-browser", "--margin-ms", "99999999"],
+    ] {
+        let (code, _, err) = webmcp_ref(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(!err.is_empty(), "{args:?}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+/// Seven cross-origin frames, each logging in a task and again from a timer: thousands of
+/// orders, far more states than a small budget holds.
+fn seven_frames() -> String {
+    let mut s = String::from("title: t\nsubtest \"s\"\n  page top https://a.test/\n");
+    for i in 1..=7 {
+        s.push_str(&format!("  frame f{i} in top https://f{i}.test/\n"));
+    }
+    for i in 1..=7 {
+        s.push_str(&format!(
+            "  task in f{i}:\n    log \"a{i}\"\n    after 0ms: log \"b{i}\"\n"
+        ));
+    }
+    s.push_str("  run\n");
+    s
+}
+
+#[test]
+fn the_memory_budget_stops_the_explorer_with_exit_3_and_what_it_found() {
+    let path = scratch("seven.scn", &seven_frames());
+    let (code, out, err) = webmcp_ref(&[
+        "explore",
+        &path,
+        "--max-memory",
+        "64M",
+        "--max-seconds",
+        "120",
+    ]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(err.contains("near its memory budget (--max-memory 64 MiB)"), "{err}");
+    assert!(out.contains("INCOMPLETE"), "{out}");
+    assert!(out.contains("distinct outcome(s)"), "{out}");
 }

@@ -174,6 +174,30 @@ fn a_budget_makes_the_report_incomplete() {
 }
 
 #[test]
+fn a_schedule_budget_that_runs_every_schedule_leaves_the_report_complete() {
+    let file = file();
+    let all = explore_subtest(
+        &file,
+        &file.subtests[0],
+        &options("spec", true),
+        &Progress::default(),
+    );
+    assert!(all.complete);
+    let mut o = options("spec", true);
+    o.max_schedules = Some(all.leaves_run);
+    let e = explore_subtest(&file, &file.subtests[0], &o, &Progress::default());
+    assert!(e.complete, "{} of {} schedules", e.leaves_run, all.leaves_run);
+    let one = webmcp_ref::scenario::parse_file(
+        "one.scn",
+        "title: t\nsubtest \"s\"\n  page top https://a.test/\n  observe top => ready\n",
+    )
+    .unwrap();
+    o.max_schedules = Some(1);
+    let e = explore_subtest(&one, &one.subtests[0], &o, &Progress::default());
+    assert!(e.complete && e.passed(), "{e:?}");
+}
+
+#[test]
 fn a_counterexample_token_replays_the_failure() {
     // Passes on the default schedule; the observation can also run before the child's task.
     let text = r#"title: t

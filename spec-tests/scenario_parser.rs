@@ -195,7 +195,7 @@ fn hostile_nesting_is_an_error_not_a_crash() {
         "]".repeat(100_000)
     );
     let e = parse(&deep).unwrap_err();
-    assert!(e.contains("brackets nest more than 128 deep"), "{e}");
+    assert!(e.contains("an expression nests more than 128 deep"), "{e}");
     let mut blocks =
         String::from("title: t\nsubtest \"a\"\n  page top https://a.test/\n  task in top:\n");
     for depth in 0..2000 {
@@ -276,4 +276,34 @@ fn template_literals_build_strings_and_say_where_they_break() {
     assert!(r.passed(), "{:?}", r.subtests[0].expectations);
     let e = parse("title: t\n\nsubtest \"s\"\n  page top https://a.test/\n  task in top:\n    s = `x ${n\n").unwrap_err();
     assert!(e.starts_with("x.scn:6:12:"), "{e}");
+}
+
+#[test]
+fn a_name_is_declared_once_in_a_subtest() {
+    for (lines, at, first) in [
+        ("  page top https://a.test/\n", "x.scn:4:8:", "a page, declared at line 3"),
+        ("  promise top in top\n", "x.scn:4:11:", "a page, declared at line 3"),
+        ("  promise p in top\n  promise p in top\n", "x.scn:5:11:", "a promise, declared at line 4"),
+        ("  observe top as o\n  observe top as o\n", "x.scn:5:18:", "an observation, declared at line 4"),
+        ("  task in top as t: log \"a\"\n  at 1ms: promise t in top\n", "x.scn:5:19:", "a task's completion, declared at line 4"),
+    ] {
+        let e = parse(&format!("title: t\nsubtest \"a\"\n  page top https://a.test/\n{lines}")).unwrap_err();
+        assert!(e.starts_with(at), "{e}");
+        assert!(e.contains(&format!("is declared again: it is {first}")), "{e}");
+    }
+    // A navigation's new document may take a name again, as the bundled files do.
+    parse("title: t\nsubtest \"a\"\n  page top https://a.test/\n  navigate top to https://a.test/2 as next\n  navigate next to https://a.test/3 as top\n").unwrap();
+}
+
+#[test]
+fn a_member_an_expectation_cannot_read_is_an_error_where_it_is_written() {
+    let e = parse("title: t\nsubtest \"a\"\n  page top https://a.test/\n  expect top.toolsready == true\n").unwrap_err();
+    assert!(e.starts_with("x.scn:4:14: a document has no property `toolsready`"), "{e}");
+    assert!(e.contains("(it has modelContext, window, document, toolsReady"), "{e}");
+    let e = parse("title: t\nsubtest \"a\"\n  page top https://a.test/\n  promise p in top\n  expect p.status == \"pending\"\n").unwrap_err();
+    assert!(e.starts_with("x.scn:5:12: a promise has no property `status`"), "{e}");
+    let e = parse("title: t\nsubtest \"a\"\n  page top https://a.test/\n  expect 1 == top.modelContext.tools.size\n").unwrap_err();
+    assert!(e.starts_with("x.scn:4:38: an array of names has no property `size`"), "{e}");
+    // A name the script assigns holds what the run gives it: no check.
+    parse("title: t\nsubtest \"a\"\n  page top https://a.test/\n  promise p in top\n  task in top: p = {status: 1}\n  expect p.status == 1\n").unwrap();
 }

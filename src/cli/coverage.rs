@@ -9,9 +9,12 @@ use webmcp_ref::engine::trace::Coverage;
 use webmcp_ref::report;
 use webmcp_ref::scenario::{run_file, RunOptions};
 
-use super::{build_profile, load_all, CliError, Exit, Output, SimpleFormat};
+use super::{
+    build_profile, load_each, loaded_reporting_errors, warn, CliError, Exit, Output, SimpleFormat,
+};
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::COVERAGE)]
 pub struct Args {
     /// Scenario files (`.scn`) or folders whose coverage to take, every `.scn` file below a
     /// folder (default: the bundled wpt-mirror/).
@@ -42,7 +45,8 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         .iter()
         .map(|p| build_profile(p, &args.sets))
         .collect::<Result<_, _>>()?;
-    let files = load_all(args.paths)?;
+    // A file that cannot be read or parsed is said on stderr; the others go on.
+    let (files, unloadable) = loaded_reporting_errors(load_each(args.paths)?);
     let mut coverage = Coverage::default();
     for p in &built {
         let options = RunOptions {
@@ -67,9 +71,15 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         }
         SimpleFormat::Json => out.json(&report::coverage_json(&coverage))?,
     }
+    if unloadable {
+        return Ok(Exit::BadInput);
+    }
     let missing = report::missing_required(&coverage);
     if args.require_full && !missing.is_empty() {
-        eprintln!("required steps never reached: {}", missing.join(", "));
+        warn(&format!(
+            "required steps never reached: {}",
+            missing.join(", ")
+        ));
         return Ok(Exit::Failed);
     }
     Ok(Exit::Held)

@@ -23,6 +23,7 @@ pub enum DiffFormat {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::DIFF_BROWSER)]
 pub struct Args {
     /// Scenario files (`.scn`) or folders to run in the browser, every `.scn` file below a
     /// folder (default: the bundled wpt-mirror/).
@@ -49,11 +50,11 @@ pub struct Args {
     repeat: u32,
     /// Seconds a file may run before its browser is killed and the file fails (default:
     /// the test's own harness timeout, plus 20 s).
-    #[arg(long)]
+    #[arg(long, value_parser = super::seconds_up_to_an_hour)]
     timeout: Option<f64>,
     /// How long, at most, each wait polls past its end for the page to be where the engine's
     /// run was (never past the next timer), in milliseconds.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = super::milliseconds_up_to_a_minute)]
     margin_ms: u64,
     /// Keep the exported tests in this folder (default: a temporary one, removed after).
     #[arg(long)]

@@ -10,7 +10,9 @@ use webmcp_ref::engine::profile::Profile;
 use webmcp_ref::explore::{explore_all, ExploreOptions, Progress};
 use webmcp_ref::report;
 
-use super::{load_all, BadInput, CliError, Exit, Output, ProfileArgs};
+use super::{
+    load_each, loaded_reporting_errors, warn, BadInput, CliError, Exit, Output, ProfileArgs,
+};
 
 /// `--format` of `explore`.
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
@@ -24,6 +26,7 @@ pub enum ExploreFormat {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::EXPLORE)]
 pub struct Args {
     /// Scenario files (`.scn`) or folders to explore, every `.scn` file below a folder
     /// (default: the bundled wpt-mirror/).
@@ -34,17 +37,21 @@ pub struct Args {
     /// Only subtests whose name contains this.
     #[arg(long)]
     subtest: Option<String>,
-    /// Stop after this many schedules have been run to their end.
-    #[arg(long)]
+    /// Stop after this many schedules have been run to their end (at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     max_schedules: Option<u64>,
-    /// Stop after this many seconds.
-    #[arg(long)]
+    /// Stop after this many seconds (more than 0, at most a year).
+    #[arg(long, value_parser = super::seconds_budget, allow_negative_numbers = true)]
     max_seconds: Option<f64>,
+    /// Stop when the process holds this much memory, such as 512M or 4G (default: a quarter
+    /// of the machine's memory).
+    #[arg(long, value_parser = super::memory_size)]
+    max_memory: Option<u64>,
     /// Enumerate naively: do not merge states already explored.
     #[arg(long)]
     no_reduction: bool,
     /// Worker threads (default: the machine's cores); results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = super::threads)]
     threads: Option<usize>,
     /// human: each subtest's outcomes and verdicts, and with several profiles a table of where
     /// they differ; json: every exploration; html: a page of the outcomes and their replay
@@ -55,7 +62,8 @@ pub struct Args {
 
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     let built: Vec<Profile> = args.profiles.build()?;
-    let files = load_all(args.paths)?;
+    // A file that cannot be read or parsed is said on stderr; the others go on.
+    let (files, unloadable) = loaded_reporting_errors(load_each(args.paths)?);
     if let Some(name) = &args.subtest {
         let any = files
             .iter()
@@ -81,23 +89,38 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             .map(|n| n.get())
             .unwrap_or(1)
     });
+    let max_memory = args.max_memory.or_else(|| memory::machine().map(|m| m / 4));
     let progress = Progress::default();
     let done = AtomicBool::new(false);
+    let out_of_memory = AtomicBool::new(false);
     let started = Instant::now();
     let results = std::thread::scope(|scope| {
         scope.spawn(|| {
-            // Progress on stderr once the run has taken more than a second.
+            // Progress on stderr once the run has taken more than a second; the memory
+            // budget is watched here, and coming within an eighth of it stops every worker
+            // (the rest is room for the workers to stop and for the report).
+            let stop_at = max_memory.map(|m| m - m / 8);
             let mut last = Instant::now();
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(50));
+                if let (Some(at), Some(held)) = (stop_at, memory::resident()) {
+                    if held >= at && !out_of_memory.swap(true, Ordering::Relaxed) {
+                        progress.stop.store(true, Ordering::Relaxed);
+                        warn(&format!(
+                            "webmcp-ref: the exploration holds {} MiB, near its memory budget (--max-memory {} MiB): it stops here, and what it explored is reported",
+                            held >> 20,
+                            max_memory.unwrap_or(0) >> 20
+                        ));
+                    }
+                }
                 if started.elapsed().as_secs_f64() > 1.0 && last.elapsed().as_secs_f64() >= 1.0 {
                     last = Instant::now();
-                    eprintln!(
+                    warn(&format!(
                         "exploring: {} states, {} schedules run, {:.0} s",
                         progress.states.load(Ordering::Relaxed),
                         progress.schedules.load(Ordering::Relaxed),
                         started.elapsed().as_secs_f64()
-                    );
+                    ));
                 }
             }
         });
@@ -148,8 +171,32 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             )?;
         }
     }
+    if unloadable {
+        return Ok(Exit::BadInput);
+    }
     if results.iter().any(|e| !e.complete) {
         return Ok(Exit::Budget);
     }
     Ok(Exit::held_if(results.iter().all(|e| e.passed())))
+}
+
+/// The memory the process holds and the machine has, as Linux reports them (elsewhere
+/// unknown, and the explorer has no memory budget unless one is given and can be read).
+mod memory {
+    /// The process's resident memory, in bytes.
+    pub fn resident() -> Option<u64> {
+        let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+        // SAFETY: sysconf only reads a configuration value.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        pages.checked_mul(u64::try_from(page).ok()?)
+    }
+
+    /// The machine's memory, in bytes.
+    pub fn machine() -> Option<u64> {
+        let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        kib.checked_mul(1024)
+    }
 }

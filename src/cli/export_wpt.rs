@@ -7,9 +7,13 @@ use std::path::PathBuf;
 use webmcp_ref::browser::report::export_summary;
 use webmcp_ref::export::{export_file_under, write_tree, ExportedFile};
 
-use super::{build_profile, load_all, BadInput, CliError, Exit, Output, SimpleFormat};
+use super::{
+    build_profile, load_each, loaded_reporting_errors, BadInput, CliError, Exit, Output,
+    SimpleFormat,
+};
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::EXPORT_WPT)]
 pub struct Args {
     /// Scenario files (`.scn`) or folders to export (default: the bundled wpt-mirror/).
     #[arg(value_name = "PATHS")]
@@ -34,7 +38,8 @@ pub struct Args {
 
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     let profile = build_profile(&args.profile, &args.sets)?;
-    let files = load_all(args.paths)?;
+    // A file that cannot be read or parsed is said on stderr; the others go on.
+    let (files, unloadable) = loaded_reporting_errors(load_each(args.paths)?);
     let exported: Vec<ExportedFile> = files
         .iter()
         .map(|f| export_file_under(f, &profile, args.wpt_root.as_deref()))
@@ -46,6 +51,9 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     match args.format {
         SimpleFormat::Human => write!(out, "{}", export_summary(&exported, &args.out))?,
         SimpleFormat::Json => out.json(&exported)?,
+    }
+    if unloadable {
+        return Ok(Exit::BadInput);
     }
     Ok(Exit::Held)
 }

@@ -25,14 +25,15 @@ use webmcp_ref::engine::profile::{Profile, ProfileError};
 use webmcp_ref::engine::schedule::ScheduleError;
 use webmcp_ref::gateway::server::TransportError;
 use webmcp_ref::gateway::ServeError;
-use webmcp_ref::scenario::suite::{bundled_mirror, discover, load, LoadError};
+use webmcp_ref::scenario::suite::{bundled_mirror, discover_all, load, LoadError};
 use webmcp_ref::scenario::ScenarioFile;
 
 #[derive(Parser)]
 #[command(
     name = "webmcp-ref",
     version,
-    about = "An executable reference engine for the W3C WebMCP specification: runs WPT-style scenarios and says what happened and why."
+    about = "An executable reference engine for the W3C WebMCP specification: runs WPT-style scenarios and says what happened and why.",
+    after_help = "Exit status: 0 everything held, 1 an expectation failed, 2 bad input, 3 a budget stopped it (each command's --help says which it uses and when)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -105,10 +106,71 @@ pub fn main() -> ExitCode {
         // An output that could not be written, or a server that stopped, ends with the status
         // of bad input: what the run came to reached no one.
         Err(e) => {
-            eprintln!("webmcp-ref: {e}");
+            warn(&format!("webmcp-ref: {e}"));
             ExitCode::from(Exit::BadInput.code())
         }
     }
+}
+
+/// Each command's exit statuses, as its `--help` lists them (and the README).
+pub mod exits {
+    pub const RUN: &str = "Exit status:
+  0  every expectation held (a subtest its profile does not run, PRECONDITION_FAILED, holds)
+  1  an expectation failed, or a subtest could not be carried out (ERROR)
+  2  bad input: a flag, a profile or switch, a schedule token, a --subtest that matches no
+     subtest, a file that cannot be read or does not parse (that file is reported as an
+     ERROR and the other files run)
+  3  a line ran out of its budget of units (1000000) before the world was idle";
+
+    pub const TRACE: &str = "Exit status:
+  0  every expectation of the traced subtests held
+  1  an expectation failed, or a subtest could not be carried out (ERROR)
+  2  bad input: a flag, a profile or switch, a schedule token, a --subtest that matches no
+     subtest of the file, a file that cannot be read or does not parse
+  3  a line ran out of its budget of units (1000000) before the world was idle";
+
+    pub const EXPLORE: &str = "Exit status:
+  0  every expectation held on every schedule (each `expect sometimes` on some)
+  1  an expectation or an invariant failed on some schedule
+  2  bad input: a flag, a profile or switch, a --subtest that matches no subtest, a file that
+     cannot be read or does not parse (said on stderr; the other files are explored)
+  3  a budget (--max-schedules, --max-seconds, --max-memory) stopped it before every
+     schedule was run (what was explored so far is reported)";
+
+    pub const COVERAGE: &str = "Exit status:
+  0  the coverage was reported (with --require-full: every required step is reached)
+  1  with --require-full, a required step is never reached
+  2  bad input: a flag, a profile or switch, a file that cannot be read or does not parse
+     (said on stderr; the other files are run)";
+
+    pub const EXPORT_WPT: &str = "Exit status:
+  0  every file was written
+  2  bad input: a flag, a profile or switch, an output folder that cannot be written, a file
+     that cannot be read or does not parse (said on stderr; the other files are written)";
+
+    pub const SERVE: &str = "Exit status:
+  0  the agent closed the connection
+  2  bad input: a flag, a profile or switch, a file that cannot be read or does not parse, a
+     --subtest that names no subtest (or none when the file has several), lines up to the
+     serve point that do not hold; or the MCP transport failed";
+
+    pub const PROFILES: &str = "Exit status:
+  0  the profiles were listed
+  2  bad input: a flag";
+
+    pub const SPEC_CHECK: &str = "Exit status:
+  0  the text and the engine's tables agree: nothing to say
+  1  findings: steps of the text with no code, code steps the text does not have, steps
+     whose text changed
+  2  bad input: a flag, a source or digest that cannot be read or is malformed
+     (file:line:column)";
+
+    pub const DIFF_BROWSER: &str = "Exit status:
+  0  every disagreement with the browser is a listed known difference, and none listed is
+     stale
+  1  a disagreement that is not listed, or a listed one that no longer happens
+  2  bad input: a flag, a profile or switch, a file that cannot be read or does not parse, a
+     browser that cannot be started, a known-differences file that is malformed";
 }
 
 /// What a run came to, as its exit status.
@@ -322,16 +384,10 @@ pub fn build_profile(name: &str, sets: &[String]) -> Result<Profile, BadInput> {
 /// Every scenario file under `paths` (the bundled wpt-mirror/ when none is given), or every
 /// file that could not be read.
 pub fn load_all(paths: Vec<PathBuf>) -> Result<Vec<ScenarioFile>, BadInput> {
-    let paths = if paths.is_empty() {
-        vec![bundled_mirror()]
-    } else {
-        paths
-    };
-    let files = discover(&paths).map_err(|e| BadInput::Scenarios(vec![e]))?;
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    for f in files {
-        match load(&f) {
+    for f in load_each(paths)? {
+        match f {
             Ok(s) => out.push(s),
             Err(e) => errors.push(e),
         }
@@ -340,6 +396,113 @@ pub fn load_all(paths: Vec<PathBuf>) -> Result<Vec<ScenarioFile>, BadInput> {
         return Err(BadInput::Scenarios(errors));
     }
     Ok(out)
+}
+
+/// Every scenario file under `paths` (the bundled wpt-mirror/ when none is given), each
+/// loaded or with why it could not be, in order; what was passed over is said on stderr.
+pub fn load_each(paths: Vec<PathBuf>) -> Result<Vec<Result<ScenarioFile, LoadError>>, BadInput> {
+    let paths = if paths.is_empty() {
+        vec![bundled_mirror()]
+    } else {
+        paths
+    };
+    let found = discover_all(&paths).map_err(|e| BadInput::Scenarios(vec![e]))?;
+    for s in &found.skipped {
+        warn(s);
+    }
+    Ok(found.files.iter().map(|f| load(f)).collect())
+}
+
+/// The files that loaded, each error said on stderr; `true` with them when there was one.
+pub fn loaded_reporting_errors(
+    files: Vec<Result<ScenarioFile, LoadError>>,
+) -> (Vec<ScenarioFile>, bool) {
+    let mut out = Vec::new();
+    let mut bad = false;
+    for f in files {
+        match f {
+            Ok(s) => out.push(s),
+            Err(e) => {
+                warn(&format!("webmcp-ref: {e}"));
+                bad = true;
+            }
+        }
+    }
+    (out, bad)
+}
+
+/// The most worker threads `--threads` asks for: each has a large stack of its own.
+pub const MAX_THREADS: usize = 256;
+
+/// `--threads N`: a whole number from 1 to [`MAX_THREADS`].
+pub fn threads(value: &str) -> Result<usize, String> {
+    match value.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a whole number of threads from 1 to {MAX_THREADS}"
+        )),
+    }
+}
+
+/// The longest `--max-seconds`: a year, far past any run and far from overflowing a clock.
+pub const MAX_SECONDS_BUDGET: f64 = 365.0 * 24.0 * 3600.0;
+
+/// `--max-seconds S`: a finite number of seconds, more than 0 and at most a year.
+pub fn seconds_budget(value: &str) -> Result<f64, String> {
+    match value.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= MAX_SECONDS_BUDGET => Ok(s),
+        _ => Err(format!(
+            "expected a number of seconds more than 0 and at most {MAX_SECONDS_BUDGET} (a year)"
+        )),
+    }
+}
+
+/// `--max-memory SIZE`: a number of bytes, or of KiB, MiB, GiB or TiB with a suffix (`K`,
+/// `M`, `G`, `T`, with or without `iB`), more than 0.
+pub fn memory_size(value: &str) -> Result<u64, String> {
+    let bad = || {
+        "expected a size more than 0: a number of bytes, or with a suffix K, M, G or T (KiB, MiB, GiB, TiB), such as 512M or 2G".to_string()
+    };
+    let v = value.trim();
+    let digits = v
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(v.len());
+    let (number, suffix) = v.split_at(digits);
+    let unit: u64 = match suffix.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        "T" | "TB" | "TIB" => 1 << 40,
+        _ => return Err(bad()),
+    };
+    let n: f64 = number.parse().map_err(|_| bad())?;
+    let bytes = n * unit as f64;
+    if !(bytes >= 1.0 && bytes < u64::MAX as f64) {
+        return Err(bad());
+    }
+    Ok(bytes as u64)
+}
+
+/// A number of seconds, more than 0 and at most an hour (`--timeout` of diff-browser).
+pub fn seconds_up_to_an_hour(value: &str) -> Result<f64, String> {
+    match value.parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 3600.0 => Ok(s),
+        _ => Err("expected a number of seconds more than 0 and at most 3600".into()),
+    }
+}
+
+/// A whole number of milliseconds, at most a minute (`--margin-ms` of diff-browser).
+pub fn milliseconds_up_to_a_minute(value: &str) -> Result<u64, String> {
+    match value.parse::<u64>() {
+        Ok(ms) if ms <= 60_000 => Ok(ms),
+        _ => Err("expected a whole number of milliseconds from 0 to 60000".into()),
+    }
+}
+
+/// A line on stderr; a reader that went away is no error.
+pub fn warn(line: &str) {
+    let _ = writeln!(io::stderr(), "{line}");
 }
 
 /// A scenario file given on the command line.

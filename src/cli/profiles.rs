@@ -8,6 +8,7 @@ use webmcp_ref::engine::profile::{self, Profile, NAMED_PROFILES};
 use super::{CliError, Exit, Output, SimpleFormat};
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::PROFILES)]
 pub struct Args {
     /// human: a list of profiles and switches; json: the same, as one object.
     #[arg(long, value_enum, default_value = "human")]

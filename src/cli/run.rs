@@ -11,7 +11,7 @@ use webmcp_ref::report::{self, metadata, metadata::Metadata, WptRun};
 use webmcp_ref::scenario::{run_file, FileResult, RunOptions};
 use webmcp_ref::Schedule;
 
-use super::{load_all, BadInput, CliError, Exit, Output, ProfileArgs};
+use super::{load_each, warn, BadInput, CliError, Exit, Output, ProfileArgs};
 
 /// `--format` of `run`.
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
@@ -27,6 +27,7 @@ pub enum RunFormat {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::RUN)]
 pub struct Args {
     /// Scenario files (`.scn`) or folders to run, every `.scn` file below a folder (default:
     /// the bundled wpt-mirror/).
@@ -98,7 +99,24 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         _ => None,
     };
     let whole_suite = args.paths.is_empty() && args.subtest.is_none();
-    let files = load_all(args.paths)?;
+    let files = load_each(args.paths)?;
+    let unloadable = files.iter().any(Result::is_err);
+    // Human output shows each on standard output; JSON and wptreport also say it on stderr.
+    if args.format != RunFormat::Human {
+        for e in files.iter().filter_map(|f| f.as_ref().err()) {
+            warn(&format!("webmcp-ref: {e}"));
+        }
+    }
+    if let Some(name) = &args.subtest {
+        let any = files
+            .iter()
+            .flatten()
+            .flat_map(|f| &f.subtests)
+            .any(|s| s.name.contains(name.as_str()));
+        if !any {
+            return Err(BadInput::NoSubtest(name.clone()).into());
+        }
+    }
     let time_start = epoch_ms(SystemTime::now());
     let started = Instant::now();
     let mut durations = Vec::new();
@@ -112,13 +130,20 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
                 trace: html_out.is_some(),
                 subtest: args.subtest.clone(),
             };
+            // A file that cannot be run is that file's ERROR; the others run.
             let results = files
                 .iter()
-                .map(|f| {
-                    let t = Instant::now();
-                    let r = run_file(f, &options);
-                    durations.push(t.elapsed().as_millis() as u64);
-                    r
+                .map(|f| match f {
+                    Ok(f) => {
+                        let t = Instant::now();
+                        let r = run_file(f, &options);
+                        durations.push(t.elapsed().as_millis() as u64);
+                        r
+                    }
+                    Err(e) => {
+                        durations.push(0);
+                        FileResult::unloadable(e.path(), &p.name, e.to_string())
+                    }
                 })
                 .collect();
             (p.name.clone(), results)
@@ -216,6 +241,16 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             };
             out.json(&report::wptreport(results, &run))?;
         }
+    }
+    // A file that could not be run is bad input, whatever the others came to.
+    if unloadable {
+        return Ok(Exit::BadInput);
+    }
+    if runs
+        .iter()
+        .any(|(_, r)| r.iter().any(FileResult::out_of_budget))
+    {
+        return Ok(Exit::Budget);
     }
     Ok(Exit::held_if(all_pass))
 }

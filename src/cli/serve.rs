@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use webmcp_ref::gateway::server::{http_address, serve_http, serve_stdio};
 use webmcp_ref::gateway::{Clock, Gateway, ServeOptions};
 
-use super::{build_profile, load_one, BadInput, CliError, Exit};
+use super::{build_profile, load_one, warn, BadInput, CliError, Exit};
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::SERVE)]
 pub struct Args {
     /// The scenario file (`.scn`) whose subtest's pages are served.
     #[arg(value_name = "FILE")]
@@ -60,11 +61,11 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     );
     match address {
         None => {
-            eprintln!("{about}: MCP on stdin/stdout");
+            warn(&format!("{about}: MCP on stdin/stdout"));
             serve_stdio(gateway)?;
         }
         Some(address) => serve_http(gateway, address, |bound| {
-            eprintln!("{about}: MCP at http://{bound}/mcp");
+            warn(&format!("{about}: MCP at http://{bound}/mcp"));
         })?,
     }
     Ok(Exit::Held)

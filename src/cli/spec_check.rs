@@ -10,6 +10,7 @@ use webmcp_ref::speccheck::{self, CheckError, Digest};
 use super::{load_all, BadInput, CliError, Exit, Output, SimpleFormat};
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::SPEC_CHECK)]
 pub struct Args {
     /// The Bikeshed source (a WebMCP index.bs).
     file: PathBuf,

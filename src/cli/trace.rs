@@ -27,6 +27,7 @@ pub enum TraceFormat {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = super::exits::TRACE)]
 pub struct Args {
     /// The scenario file (`.scn`) to trace.
     #[arg(value_name = "FILE")]
@@ -170,6 +171,9 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             let md = markdown_report(&scenario, &text, &built, &runs, &args.profiles, None);
             write!(out, "{md}")?;
         }
+    }
+    if runs.iter().any(|(_, r)| r.out_of_budget()) {
+        return Ok(Exit::Budget);
     }
     Ok(Exit::held_if(passed))
 }

@@ -127,6 +127,12 @@ impl World {
         self.script.env.keys()
     }
 
+    /// The names bound to a document, in the order of their bindings, from the `from`-th on
+    /// (a name bound twice is there twice).
+    pub fn documents_bound_since(&self, from: usize) -> &[String] {
+        self.script.documents_bound.get(from..).unwrap_or(&[])
+    }
+
     /// A choice point among `width` runnable units: the scheduler given chooses (the
     /// explorer's), or else the world's own schedule; the choice is recorded either way.
     pub fn choose(
@@ -399,6 +405,10 @@ impl Host for World {
 
     fn tree_changed(&mut self, traversable: NavigableKey) {
         self.recount_not_ready(traversable);
+    }
+
+    fn document_added(&mut self, traversable: NavigableKey, doc: DocumentKey) {
+        self.count_added_document(traversable, doc);
     }
 
     fn wake_waits(&mut self) {

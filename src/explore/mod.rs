@@ -364,6 +364,11 @@ impl Explorer<'_> {
         let next = run.advance();
         self.units += run.world.units_run() - before;
         let candidates = match next {
+            // The schedule budget stops the search only at a schedule left to run.
+            Next::Done if self.schedules_spent() => {
+                self.stopped = true;
+                return Arc::new(Summary::default());
+            }
             Next::Done => return Arc::new(self.leaf(run)),
             Next::Choice(c) => c,
         };
@@ -427,14 +432,15 @@ impl Explorer<'_> {
         summary
     }
 
+    fn schedules_spent(&self) -> bool {
+        self.options
+            .max_schedules
+            .is_some_and(|max| self.leaves_run >= max)
+    }
+
     fn out_of_budget(&self) -> bool {
         if self.progress.stop.load(Ordering::Relaxed) {
             return true;
-        }
-        if let Some(max) = self.options.max_schedules {
-            if self.leaves_run >= max {
-                return true;
-            }
         }
         self.deadline.is_some_and(|d| Instant::now() >= d)
     }
@@ -442,11 +448,6 @@ impl Explorer<'_> {
     fn leaf(&mut self, run: SubtestRun) -> Summary {
         self.leaves_run += 1;
         self.progress.schedules.fetch_add(1, Ordering::Relaxed);
-        if let Some(max) = self.options.max_schedules {
-            if self.leaves_run >= max {
-                self.stopped = true;
-            }
-        }
         let result = run.finish();
         let leaf = Leaf {
             status: result.status.name(),

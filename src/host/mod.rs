@@ -82,7 +82,13 @@ pub enum HostError {
     NotInBfcache(String),
     #[error("{0} is not a top-level document")]
     NotTopLevel(String),
+    #[error("{0} is in iframes nested {MAX_IFRAME_DEPTH} deep, so it cannot hold another")]
+    NestedTooDeep(String),
 }
+
+/// How deep iframes may nest in a page: walking a page's tree of navigables recurses, so its
+/// depth is bounded.
+pub const MAX_IFRAME_DEPTH: usize = 64;
 
 /// Settings of the host that are not behaviour switches.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -259,6 +265,9 @@ pub trait Host: DerefMut<Target = HostState<Self::Upper>> + Sized {
     fn lifecycle_reached(&mut self, doc: DocumentKey, stage: Lifecycle);
     /// Which documents of `traversable`'s tree are fully active changed.
     fn tree_changed(&mut self, traversable: NavigableKey);
+    /// A fully active document was added to `traversable`'s tree, and no other document's
+    /// activity changed.
+    fn document_added(&mut self, traversable: NavigableKey, doc: DocumentKey);
     /// Something changed that a parallel queue's "wait until" may be waiting for: the
     /// conditions are the specification's, so it re-checks them.
     fn wake_waits(&mut self);

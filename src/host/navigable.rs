@@ -12,7 +12,7 @@ use super::origin::Origin;
 use super::permissions::{Allowlist, FeatureState};
 use super::seam::Upper;
 use super::shared::Shared;
-use super::{Host, HostError, HostState};
+use super::{Host, HostError, HostState, MAX_IFRAME_DEPTH};
 
 /// A navigable. A top-level traversable is one without a parent.
 ///
@@ -139,6 +139,15 @@ pub trait Navigables: Host {
             return Err(HostError::NotFullyActive(self.label(parent)));
         }
         let parent_nav = self.documents[parent].navigable;
+        let mut depth = 0;
+        let mut up = Some(parent_nav);
+        while let Some(n) = up {
+            depth += 1;
+            if depth > MAX_IFRAME_DEPTH {
+                return Err(HostError::NestedTooDeep(self.label(parent)));
+            }
+            up = self.navigables[n].parent;
+        }
         let traversable = self.navigables[parent_nav].traversable;
         let origin_keyed = self.navigables[traversable].origin_keyed;
         let src_origin = Origin::of_url(&url, &mut self.next_opaque);
@@ -157,7 +166,10 @@ pub trait Navigables: Host {
         });
         self.documents[parent].child_navigables.push(nav);
         let doc = self.create_document(nav, label, url, options);
-        self.make_active(nav, doc);
+        // Only the new document became fully active, and it has no timers yet: the tree is
+        // told of one document added rather than re-walked, so many iframes cost linear time.
+        self.push_to_history(nav, doc);
+        self.document_added(traversable, doc);
         self.harness_note(|w| format!("insert iframe {label} in {}", w.label(parent)));
         Ok(doc)
     }
@@ -216,6 +228,13 @@ pub trait Navigables: Host {
     }
 
     fn make_active(&mut self, nav: NavigableKey, doc: DocumentKey) {
+        let traversable = self.push_to_history(nav, doc);
+        self.activity_changed(traversable);
+    }
+
+    /// Makes `doc` the active document of `nav`, at the end of its history; returns the
+    /// traversable whose tree it is in.
+    fn push_to_history(&mut self, nav: NavigableKey, doc: DocumentKey) -> NavigableKey {
         let n = &mut self.navigables[nav];
         n.history.truncate(if n.history.is_empty() {
             0
@@ -225,8 +244,7 @@ pub trait Navigables: Host {
         n.history.push(doc);
         n.history_index = n.history.len() - 1;
         n.active_document = Some(doc);
-        let traversable = n.traversable;
-        self.activity_changed(traversable);
+        n.traversable
     }
 
     /// Removes the `<iframe>` whose content document is `doc`: its navigable is destroyed,

@@ -42,6 +42,13 @@ pub fn replay_command(
 pub fn human(results: &[FileResult], sets: &[String], verbose: bool) -> String {
     let mut out = String::new();
     for file in results {
+        if let Some(error) = &file.error {
+            let _ = writeln!(out, "ERROR {}  [{}]", file.path, file.profile);
+            for line in error.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+            continue;
+        }
         let passed = file
             .subtests
             .iter()
@@ -99,6 +106,8 @@ pub struct Summary {
     pub errors: usize,
     /// Subtests the profile does not run (their file's `requires:`).
     pub not_run: usize,
+    /// Files that could not be read or parsed.
+    pub unloadable: usize,
 }
 
 impl std::fmt::Display for Summary {
@@ -111,6 +120,9 @@ impl std::fmt::Display for Summary {
         if self.not_run > 0 {
             write!(f, ", {} not run (PRECONDITION_FAILED)", self.not_run)?;
         }
+        if self.unloadable > 0 {
+            write!(f, "; {} files could not be run (ERROR)", self.unloadable)?;
+        }
         Ok(())
     }
 }
@@ -119,6 +131,7 @@ impl std::fmt::Display for Summary {
 pub fn summary(results: &[FileResult]) -> Summary {
     let mut s = Summary {
         files: results.len(),
+        unloadable: results.iter().filter(|f| f.error.is_some()).count(),
         ..Summary::default()
     };
     for sub in results.iter().flat_map(|f| &f.subtests) {

@@ -140,9 +140,10 @@ pub fn subtest_status(status: Status) -> &'static str {
     }
 }
 
-/// The harness status of a file: ERROR when a subtest could not be carried out.
+/// The harness status of a file: ERROR when it could not be read or parsed, or a subtest
+/// could not be carried out.
 pub fn test_status(file: &FileResult) -> &'static str {
-    if file.subtests.iter().any(|s| s.status == Status::Error) {
+    if file.error.is_some() || file.subtests.iter().any(|s| s.status == Status::Error) {
         "ERROR"
     } else {
         "OK"
@@ -237,8 +238,12 @@ pub fn wptreport(results: &[FileResult], run: &WptRun) -> serde_json::Value {
     })
 }
 
-/// Why a file is ERROR: each subtest that could not be carried out, and why.
+/// Why a file is ERROR: why it could not be read or parsed, or each subtest that could not be
+/// carried out, and why.
 fn error_message(f: &FileResult) -> serde_json::Value {
+    if let Some(error) = &f.error {
+        return json!(error);
+    }
     let errors: Vec<String> = f
         .subtests
         .iter()

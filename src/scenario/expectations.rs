@@ -3,7 +3,7 @@
 use super::ast::*;
 use super::parser::SubtestParser;
 use crate::engine::profile::{Profile, NAMED_PROFILES};
-use crate::script::lexer::{Tok, Token};
+use crate::script::lexer::{shown, Tok, Token};
 use crate::script::syntax::{Cursor, ParseError};
 
 impl SubtestParser {
@@ -42,14 +42,20 @@ impl SubtestParser {
                     Some(Tok::Duration(ms)) => ms.to_string(),
                     _ => return Err(p.error_prev("expected the switch's value".into())),
                 };
-                Profile::spec()
-                    .set(&name, &value)
-                    .map_err(|e| p.error_prev(e.to_string()))?;
+                Profile::spec().set(&name, &value).map_err(|e| {
+                    // The error quotes the tag; a message quotes at most a little of it.
+                    let message = e
+                        .to_string()
+                        .replace(&value, &shown(&value))
+                        .replace(&name, &shown(&name));
+                    p.error_prev(message)
+                })?;
                 Ok(Tag::Switch(name, value))
             } else {
                 if !NAMED_PROFILES.iter().any(|n| n.name == name) {
                     return Err(p.error_prev(format!(
-                        "unknown profile `{name}` in the tag list; the profiles are: {}",
+                        "unknown profile `{}` in the tag list; the profiles are: {}",
+                        shown(&name),
                         NAMED_PROFILES
                             .iter()
                             .map(|n| n.name)
@@ -114,7 +120,8 @@ impl SubtestParser {
                         anchors.sort();
                         anchors.dedup();
                         return Err(p.error_prev(format!(
-                            "unknown algorithm `{anchor}`; the anchors are: {}",
+                            "unknown algorithm `{}`; the anchors are: {}",
+                            shown(&anchor),
                             anchors.join(", ")
                         )));
                     }

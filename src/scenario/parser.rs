@@ -7,9 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::ast::*;
+use crate::engine::world::UNIT_BUDGET;
 use crate::host::value::Value;
 use crate::script::ast::{Block, Expr, Stmt, StmtKind};
-use crate::script::lexer::{Tok, Token};
+use crate::script::bindings::Shape;
+use crate::script::lexer::{shown, Tok, Token};
 use crate::script::parser::ScriptParser;
 use crate::script::syntax::{build_tree, lex_line, logical_lines, Cursor, Line, ParseError};
 use crate::webmcp::readiness::WaitOutcome;
@@ -89,14 +91,20 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
             return Err(err(
                 node.line,
                 node.column,
-                format!("a second subtest named {name:?}: subtest names must differ"),
+                format!(
+                    "a second subtest named {:?}: subtest names must differ",
+                    shown(&name)
+                ),
             ));
         }
         if node.children.is_empty() {
             return Err(err(
                 node.line,
                 node.column,
-                format!("subtest {name:?} has no lines: indent its actions under it"),
+                format!(
+                    "subtest {:?} has no lines: indent its actions under it",
+                    shown(&name)
+                ),
             ));
         }
         let actions = parse_subtest(path, &node.children)?;
@@ -139,11 +147,7 @@ fn requirement(path: &str, line: u32, column: u32, text: &str) -> Result<Vec<Tag
     };
     let toks = lex_line(path, &node)?;
     let parser = SubtestParser {
-        script: ScriptParser {
-            path: path.into(),
-            names: Some(BTreeSet::new()),
-            scripts: BTreeMap::new(),
-        },
+        script: ScriptParser::new(path, Some(BTreeSet::new())),
     };
     let mut p = Cursor::new(path, &toks, &node);
     let mut tags = Vec::new();
@@ -166,16 +170,19 @@ fn requirement(path: &str, line: u32, column: u32, text: &str) -> Result<Vec<Tag
 }
 
 fn parse_subtest(path: &str, lines: &[Line]) -> Result<Vec<Action>, ParseError> {
-    // First pass: every name the subtest declares, and its script blocks.
+    // First pass: every name the subtest declares (each once), what each holds where the
+    // file says for sure, and its script blocks.
+    check_declared_once(path, lines, &mut BTreeMap::new())?;
     let mut names = BTreeSet::new();
-    collect_names(path, lines, &mut names)?;
+    let mut shapes = BTreeMap::new();
+    collect_names(path, lines, &mut names, &mut shapes)?;
     let mut ctx = SubtestParser {
-        script: ScriptParser {
-            path: path.into(),
-            names: Some(names),
-            scripts: BTreeMap::new(),
-        },
+        script: ScriptParser::new(path, Some(names)),
     };
+    ctx.shapes = shapes
+        .into_iter()
+        .filter_map(|(name, shape)| Some((name, shape?)))
+        .collect();
     for line in lines {
         let toks = lex_line(path, line)?;
         if matches!(toks.first(), Some(Token { tok: Tok::Ident(k), .. }) if k == "script") {
@@ -186,7 +193,8 @@ fn parse_subtest(path: &str, lines: &[Line]) -> Result<Vec<Action>, ParseError> 
             p.end()?;
             if line.children.is_empty() {
                 return Err(p.error_here(format!(
-                    "script {name} has no body: indent its statements under it"
+                    "script {} has no body: indent its statements under it",
+                    shown(&name)
                 )));
             }
             let block = ctx.block(&line.children, line.line)?;
@@ -210,12 +218,86 @@ fn parse_subtest(path: &str, lines: &[Line]) -> Result<Vec<Action>, ParseError> 
     Ok(actions)
 }
 
+/// The words that declare a name, and what each declares, for messages.
+const DECLARATIONS: &[(&str, &str)] = &[
+    ("page", "a page"),
+    ("frame", "a frame"),
+    ("promise", "a promise"),
+    ("thenable", "a thenable"),
+    ("controller", "a controller"),
+    ("script", "a script"),
+    ("task", "a task's completion"),
+    ("observe", "an observation"),
+];
+
+/// Each name is declared once in a subtest (`page`, `frame`, `promise`, `thenable`,
+/// `controller`, `script`, `task ... as NAME`, `observe DOC as NAME`, in its lines or its
+/// `at`/`when` blocks): a second declaration would silently shadow the first.
+fn check_declared_once(
+    path: &str,
+    lines: &[Line],
+    declared: &mut BTreeMap<String, (&'static str, u32)>,
+) -> Result<(), ParseError> {
+    for line in lines {
+        let toks = lex_line(path, line)?;
+        let word = |i: usize| match toks.get(i) {
+            Some(Token {
+                tok: Tok::Ident(s), ..
+            }) => Some(s.as_str()),
+            _ => None,
+        };
+        let trigger = matches!(word(0), Some("at" | "when"));
+        let start = if trigger {
+            match toks.iter().position(|t| matches!(t.tok, Tok::Punct(":"))) {
+                Some(i) => i + 1,
+                None => continue,
+            }
+        } else {
+            0
+        };
+        if trigger {
+            check_declared_once(path, &line.children, declared)?;
+        }
+        let Some(&(kw, what)) = word(start).and_then(|w| DECLARATIONS.iter().find(|d| d.0 == w))
+        else {
+            continue;
+        };
+        // The declared name: after the word, or after `as` (before the block's `:`).
+        let at = match kw {
+            "task" | "observe" => toks[start..]
+                .iter()
+                .take_while(|t| !matches!(t.tok, Tok::Punct(":" | "=>")))
+                .position(|t| matches!(&t.tok, Tok::Ident(w) if w == "as"))
+                .map(|i| start + i + 1),
+            _ => Some(start + 1),
+        };
+        let Some((name, token)) = at.and_then(|i| Some((word(i)?, &toks[i]))) else {
+            continue;
+        };
+        if let Some((first, first_line)) = declared.get(name) {
+            return Err(ParseError {
+                path: path.into(),
+                line: token.line,
+                column: token.column,
+                message: format!(
+                    "`{}` is declared again: it is {first}, declared at line {first_line}; a name is declared once in a subtest",
+                    shown(name)
+                ),
+            });
+        }
+        declared.insert(name.to_string(), (what, token.line));
+    }
+    Ok(())
+}
+
 /// Collects declared names: documents, promises, thenables, controllers, observations, task
-/// completions, scripts, and every `name =` assignment.
+/// completions, scripts, and every `name =` assignment; and, for each, what it holds where
+/// every line that names it agrees (`None` where they do not, or the file cannot say).
 fn collect_names(
     path: &str,
     lines: &[Line],
     names: &mut BTreeSet<String>,
+    shapes: &mut BTreeMap<String, Option<Shape>>,
 ) -> Result<(), ParseError> {
     for line in lines {
         let toks = lex_line(path, line)?;
@@ -234,11 +316,17 @@ fn collect_names(
             _ => 0,
         };
         if let (Some(kw), Some(name)) = (word(start), word(start + 1)) {
-            if matches!(
-                kw,
-                "page" | "frame" | "promise" | "thenable" | "controller" | "script"
-            ) {
+            let shape = match kw {
+                "page" | "frame" => Some(Some(Shape::Document)),
+                "promise" => Some(Some(Shape::Promise)),
+                "thenable" => Some(Some(Shape::Thenable)),
+                "controller" => Some(Some(Shape::Controller)),
+                "script" => Some(None),
+                _ => None,
+            };
+            if let Some(shape) = shape {
                 names.insert(name.to_string());
+                holds(shapes, name, shape);
             }
         }
         for (i, t) in toks.iter().enumerate() {
@@ -246,6 +334,14 @@ fn collect_names(
                 Tok::Ident(w) if w == "as" => {
                     if let Some(n) = word(i + 1) {
                         names.insert(n.to_string());
+                        // `navigate DOC to URL as NAME`, `task in DOC as NAME`; any other
+                        // `as` names a value the file cannot say.
+                        let shape = match (i.checked_sub(1).map(|b| &toks[b].tok), word(start)) {
+                            (Some(Tok::Url(_) | Tok::Str(_)), _) => Some(Shape::Document),
+                            (Some(Tok::Ident(_)), Some("task")) => Some(Shape::Promise),
+                            _ => None,
+                        };
+                        holds(shapes, n, shape);
                     }
                 }
                 // `name = ...` at the start of a statement: of the line, or after a block's `:`.
@@ -253,14 +349,27 @@ fn collect_names(
                     let starts_statement = i == 1 || matches!(toks[i - 2].tok, Tok::Punct(":"));
                     if let (true, Some(n)) = (starts_statement, word(i - 1)) {
                         names.insert(n.to_string());
+                        holds(shapes, n, None);
                     }
                 }
                 _ => {}
             }
         }
-        collect_names(path, &line.children, names)?;
+        collect_names(path, &line.children, names, shapes)?;
     }
     Ok(())
+}
+
+/// Notes what `name` holds; where two lines disagree, the file cannot say.
+fn holds(shapes: &mut BTreeMap<String, Option<Shape>>, name: &str, shape: Option<Shape>) {
+    shapes
+        .entry(name.to_string())
+        .and_modify(|s| {
+            if *s != shape {
+                *s = None;
+            }
+        })
+        .or_insert(shape);
 }
 
 /// A subtest's parser: the page script's parser, with the names the subtest declares, and the
@@ -404,6 +513,12 @@ impl SubtestParser {
                 p.next_token();
                 let n = match p.peek().map(|t| t.tok.clone()) {
                     Some(Tok::Number(n)) if n >= 1.0 && n.fract() == 0.0 => {
+                        if n > UNIT_BUDGET as f64 {
+                            return Err(p.error_here(format!(
+                                "`step` runs at most {UNIT_BUDGET} units (the budget of one line), not {}",
+                                crate::host::value::number_to_js_string(n)
+                            )));
+                        }
                         p.next_token();
                         n as u64
                     }
@@ -545,15 +660,19 @@ impl SubtestParser {
             }
             "log" | "return" | "throw" | "after" | "on" | "set" => {
                 return Err(p.error_here(format!(
-                    "`{kw}` is a script statement: put it inside `task in DOC:`"
+                    "`{}` is a script statement: put it inside `task in DOC:`",
+                    shown(&kw)
                 )))
             }
             _ => {
                 let known = self.names.as_ref().is_some_and(|n| n.contains(&kw));
                 return Err(p.error_here(if known {
-                    format!("`{kw}...` is a script statement: put it inside `task in DOC:`")
+                    format!(
+                        "`{}...` is a script statement: put it inside `task in DOC:`",
+                        shown(&kw)
+                    )
                 } else {
-                    format!("expected an action (page, frame, promise, thenable, controller, script, task, run, flush, step, remove, navigate, back, close, domcontentloaded, load, observe, resolve, reject, expect, at, when, serve), found `{kw}`")
+                    format!("expected an action (page, frame, promise, thenable, controller, script, task, run, flush, step, remove, navigate, back, close, domcontentloaded, load, observe, resolve, reject, expect, at, when, serve), found `{}`", shown(&kw))
                 }));
             }
         };
@@ -572,6 +691,23 @@ impl SubtestParser {
         kw: &str,
     ) -> Result<Vec<Action>, ParseError> {
         p.punct(":")?;
+        // Blocks do not nest: said before the inner block is parsed, so that a chain of them
+        // (`at 1ms: at 1ms: ...`) is not parsed to its end first.
+        let nested = |toks: &[Token]| {
+            let (l, c) = toks
+                .first()
+                .map_or((line.line, line.column), |t| (t.line, t.column));
+            match toks.first() {
+                Some(Token {
+                    tok: Tok::Ident(k), ..
+                }) if k == "at" || k == "when" => Err(self.error(
+                    l,
+                    c,
+                    format!("not in an `at`/`when` block: trigger blocks do not nest (`{k}` in the block of `{kw}`)"),
+                )),
+                _ => Ok(()),
+            }
+        };
         let mut actions = Vec::new();
         if p.at_end() {
             if line.children.is_empty() {
@@ -581,6 +717,7 @@ impl SubtestParser {
             }
             for child in &line.children {
                 let child_toks = lex_line(&self.path, child)?;
+                nested(&child_toks)?;
                 let kind = self.action(child, &child_toks)?;
                 actions.push(self.trigger_action(child.line, child.column, &child.text, kind)?);
             }
@@ -591,6 +728,7 @@ impl SubtestParser {
                 ));
             }
             let (l, c) = p.position();
+            nested(&toks[p.pos..])?;
             let kind = self.action(line, &toks[p.pos..])?;
             let text: String = line
                 .positions
@@ -670,7 +808,8 @@ impl SubtestParser {
                 }
                 other => {
                     return Err(p.error_prev(format!(
-                        "unknown option `{other}`; expected {}",
+                        "unknown option `{}`; expected {}",
+                        shown(other),
                         if frame {
                             "`loading`, `allow=\"...\"` or `policy=\"...\"`"
                         } else {
@@ -685,8 +824,8 @@ impl SubtestParser {
 
     /// A URL must parse; returns its origin.
     fn check_url(&self, p: &Cursor, url: &str) -> Result<crate::host::origin::Origin, ParseError> {
-        let parsed =
-            url::Url::parse(url).map_err(|e| p.error_prev(format!("`{url}` is not a URL: {e}")))?;
+        let parsed = url::Url::parse(url)
+            .map_err(|e| p.error_prev(format!("`{}` is not a URL: {e}", shown(url))))?;
         let mut n = 0;
         Ok(crate::host::origin::Origin::of_url(&parsed, &mut n))
     }
@@ -710,7 +849,8 @@ impl SubtestParser {
         let word = p.ident("an outcome: ready, timed-out, navigated or destroyed")?;
         WaitOutcome::parse(&word).ok_or_else(|| {
             p.error_prev(format!(
-                "unknown outcome `{word}`; expected ready, timed-out, navigated or destroyed"
+                "unknown outcome `{}`; expected ready, timed-out, navigated or destroyed",
+                shown(&word)
             ))
         })
     }

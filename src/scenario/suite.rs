@@ -1,5 +1,10 @@
-//! Finding and loading scenario files.
+//! Finding and loading scenario files: each file once however it is reached (two names for one
+//! folder, a link to a folder it is in), only regular files, and none larger than
+//! [`MAX_FILE_BYTES`]; its text must be UTF-8, and a byte that is not is named by line and
+//! column.
 
+use std::collections::BTreeSet;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
@@ -11,14 +16,34 @@ use crate::script::syntax::ParseError;
 /// The extension of scenario files.
 pub const EXTENSION: &str = "scn";
 
+/// The largest scenario file read: the bundled ones are a few kilobytes.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
 #[derive(Debug, Error)]
 pub enum LoadError {
     #[error("{path}: {reason}")]
     Io { path: String, reason: String },
+    #[error("{path}: not a regular file ({kind}): a scenario file is read from a regular file")]
+    NotAFile { path: String, kind: &'static str },
+    #[error("{path}: {bytes} bytes: a scenario file is at most {MAX_FILE_BYTES} bytes (16 MiB)")]
+    TooLarge { path: String, bytes: u64 },
     #[error("{0}")]
     Parse(#[from] ParseError),
     #[error("{0}: no scenario files (*.{EXTENSION}) found there")]
     Empty(String),
+}
+
+impl LoadError {
+    /// The file the error is about.
+    pub fn path(&self) -> &str {
+        match self {
+            LoadError::Io { path, .. }
+            | LoadError::NotAFile { path, .. }
+            | LoadError::TooLarge { path, .. }
+            | LoadError::Empty(path) => path,
+            LoadError::Parse(e) => &e.path,
+        }
+    }
 }
 
 /// The bundled wpt-mirror/ folder: the one in the current directory if there is one, else the
@@ -31,54 +56,183 @@ pub fn bundled_mirror() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("wpt-mirror")
 }
 
-/// Every scenario file named by `paths` (files, or folders searched recursively), sorted.
+/// The scenario files under some paths, and what was passed over.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    /// Each file once, by the first of its names in sorted order.
+    pub files: Vec<PathBuf>,
+    /// Entries named `*.scn` in a folder that are not regular files (a FIFO, a socket, a
+    /// device, a link that leads nowhere), each with why it was passed over.
+    pub skipped: Vec<String>,
+}
+
+/// Every scenario file named by `paths` (files, or folders searched recursively), sorted, each
+/// once.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
-    let mut out = Vec::new();
+    Ok(discover_all(paths)?.files)
+}
+
+/// Every scenario file named by `paths` (files, or folders searched recursively), sorted, each
+/// once however many names reach it, and the entries passed over. A path given that does not
+/// exist, or a folder with no scenario file, is an error; a file given that is not a regular
+/// file is listed, for [`load`] to say so.
+pub fn discover_all(paths: &[PathBuf]) -> Result<Discovery, LoadError> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut folders = BTreeSet::new();
     for p in paths {
-        let meta = std::fs::metadata(p).map_err(|e| LoadError::Io {
-            path: p.display().to_string(),
-            reason: e.to_string(),
-        })?;
+        let meta = std::fs::metadata(p).map_err(|e| io_error(p, e))?;
         if meta.is_dir() {
-            let before = out.len();
-            walk(p, &mut out)?;
-            if out.len() == before {
+            let canonical = std::fs::canonicalize(p).map_err(|e| io_error(p, e))?;
+            if folders.contains(&canonical) {
+                continue;
+            }
+            let before = found.len();
+            walk(p, &mut found, &mut skipped, &mut folders)?;
+            if found.len() == before {
                 return Err(LoadError::Empty(p.display().to_string()));
             }
         } else {
-            out.push(p.clone());
+            found.push(p.clone());
         }
     }
-    out.sort();
-    out.dedup();
-    Ok(out)
+    found.sort();
+    // One file reached by two names (`wpt-mirror` and `./wpt-mirror`, a link) runs once.
+    let mut seen = BTreeSet::new();
+    found.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    Ok(Discovery {
+        files: found,
+        skipped,
+    })
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| LoadError::Io {
-        path: dir.display().to_string(),
+fn io_error(path: &Path, e: std::io::Error) -> LoadError {
+    LoadError::Io {
+        path: path.display().to_string(),
         reason: e.to_string(),
-    })?;
+    }
+}
+
+/// What kind of thing a file that is not a regular file is, for messages.
+fn kind_of(file_type: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    if file_type.is_dir() {
+        "a folder"
+    } else if file_type.is_fifo() {
+        "a FIFO"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else if file_type.is_char_device() || file_type.is_block_device() {
+        "a device"
+    } else {
+        "not a file"
+    }
+}
+
+/// The scenario files in `dir` and the folders below it. A folder already walked (reached
+/// again through a link) is not walked again.
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    skipped: &mut Vec<String>,
+    folders: &mut BTreeSet<PathBuf>,
+) -> Result<(), LoadError> {
+    let canonical = std::fs::canonicalize(dir).map_err(|e| io_error(dir, e))?;
+    if !folders.insert(canonical) {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| io_error(dir, e))?;
+    let mut paths = Vec::new();
     for entry in entries {
-        let entry = entry.map_err(|e| LoadError::Io {
-            path: dir.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        let path = entry.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == EXTENSION) {
-            out.push(path);
+        paths.push(entry.map_err(|e| io_error(dir, e))?.path());
+    }
+    paths.sort();
+    for path in paths {
+        let named_scenario = path.extension().is_some_and(|e| e == EXTENSION);
+        match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_dir() => walk(&path, out, skipped, folders)?,
+            Ok(meta) if meta.is_file() => {
+                if named_scenario {
+                    out.push(path);
+                }
+            }
+            Ok(meta) => {
+                if named_scenario {
+                    skipped.push(format!(
+                        "{}: skipped: {}, not a regular file",
+                        path.display(),
+                        kind_of(meta.file_type())
+                    ));
+                }
+            }
+            Err(e) => {
+                if named_scenario {
+                    skipped.push(format!("{}: skipped: {e}", path.display()));
+                }
+            }
         }
     }
     Ok(())
 }
 
-/// Reads and parses one file.
+/// Reads and parses one file: a regular file of at most [`MAX_FILE_BYTES`].
 pub fn load(path: &Path) -> Result<ScenarioFile, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
+    let bytes = read(path)?;
+    Ok(parse_bytes(&path.display().to_string(), &bytes)?)
+}
+
+/// A regular file's bytes, opened without blocking (a FIFO put in its place is not waited on)
+/// and read no further than the size limit.
+fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| io_error(path, e))?;
+    let meta = file.metadata().map_err(|e| io_error(path, e))?;
+    if !meta.is_file() {
+        return Err(LoadError::NotAFile {
+            path: path.display().to_string(),
+            kind: kind_of(meta.file_type()),
+        });
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(LoadError::TooLarge {
+            path: path.display().to_string(),
+            bytes: meta.len(),
+        });
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, e))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(LoadError::TooLarge {
+            path: path.display().to_string(),
+            bytes: bytes.len() as u64,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Parses a scenario file's bytes: UTF-8, with or without a byte order mark. A byte that is not
+/// UTF-8 is an error at its line and column.
+pub fn parse_bytes(path: &str, bytes: &[u8]) -> Result<ScenarioFile, ParseError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line = good.iter().filter(|b| **b == b'\n').count() + 1;
+        let line_start = good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        // The good prefix is UTF-8: its characters on this line give the column.
+        let column = std::str::from_utf8(&good[line_start..]).map_or(1, |s| s.chars().count() + 1);
+        let byte = bytes[e.valid_up_to()];
+        ParseError {
+            path: path.into(),
+            line: line as u32,
+            column: column as u32,
+            message: format!("byte 0x{byte:02X} is not UTF-8: a scenario file is UTF-8 text"),
+        }
     })?;
-    Ok(parse_file(&path.display().to_string(), &text)?)
+    parse_file(path, text)
 }

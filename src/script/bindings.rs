@@ -235,6 +235,95 @@ fn window_member_names() -> String {
         .join(", ")
 }
 
+/// What kind of value a name of the scenario's holds, as far as its file says before the run:
+/// enough to check, when an expectation is parsed, that each member it reads is one the
+/// harness can read (as [`harness_get`] would find at run time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// A document (its `Window` and `ModelContext`).
+    Document,
+    /// An `AbortController`.
+    Controller,
+    /// An `AbortSignal`.
+    Signal,
+    /// A promise.
+    Promise,
+    /// An object with a `then` method.
+    Thenable,
+    Boolean,
+    Number,
+    String,
+    /// An array of names (a document's `tools`).
+    Names,
+}
+
+impl Shape {
+    /// The shape in a message: `a document`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Document => "a document",
+            Shape::Controller => "an AbortController",
+            Shape::Signal => "an AbortSignal",
+            Shape::Promise => "a promise",
+            Shape::Thenable => "a thenable",
+            Shape::Boolean => "a boolean",
+            Shape::Number => "a number",
+            Shape::String => "a string",
+            Shape::Names => "an array of names",
+        }
+    }
+
+    /// The members an expectation can read, and the shape of each (`None`: not known before
+    /// the run).
+    fn members(self) -> Vec<(&'static str, Option<Shape>)> {
+        match self {
+            Shape::Document => WindowMember::ALL
+                .iter()
+                .map(|m| {
+                    let shape = match m {
+                        WindowMember::ModelContext
+                        | WindowMember::Window
+                        | WindowMember::Document => Shape::Document,
+                        WindowMember::ToolsReady | WindowMember::FullyActive => Shape::Boolean,
+                        WindowMember::Origin => Shape::String,
+                        WindowMember::Tools => Shape::Names,
+                        WindowMember::Pending => Shape::Number,
+                    };
+                    (m.name(), Some(shape))
+                })
+                .collect(),
+            Shape::Controller => vec![("signal", Some(Shape::Signal))],
+            Shape::Signal => vec![("aborted", Some(Shape::Boolean)), ("reason", None)],
+            Shape::Promise => vec![("state", Some(Shape::String))],
+            Shape::String | Shape::Names => vec![("length", Some(Shape::Number))],
+            Shape::Thenable | Shape::Boolean | Shape::Number => Vec::new(),
+        }
+    }
+
+    /// The shape of `prop` of a value of this shape as an expectation reads it (`Ok(None)`:
+    /// not known before the run), or why the harness cannot read it.
+    pub fn member(self, prop: &str) -> Result<Option<Shape>, String> {
+        let members = self.members();
+        if let Some((_, shape)) = members.iter().find(|(name, _)| *name == prop) {
+            return Ok(*shape);
+        }
+        let names: Vec<&str> = members.iter().map(|(name, _)| *name).collect();
+        Err(if names.is_empty() {
+            "it has no property an expectation can read".to_string()
+        } else {
+            format!("it has {}", names.join(", "))
+        })
+    }
+
+    /// The shape of an element of a value of this shape (`None`: not known before the run).
+    pub fn element(self) -> Option<Shape> {
+        match self {
+            Shape::Names => Some(Shape::String),
+            _ => None,
+        }
+    }
+}
+
 /// Reads `target.prop` as a script in `realm` does: getters run their steps, a cross-origin
 /// document cannot be reached, and reading a member of `undefined` or `null` throws.
 pub fn script_get<W: ScriptHost>(

@@ -100,6 +100,17 @@ pub trait Scene: Clone {
     fn read_across_origins(&self, document: &str, attribute: &str) -> String;
 }
 
+/// What a callback statement writes around its function.
+pub struct CallbackShape<'b> {
+    head: String,
+    params: Vec<String>,
+    body: &'b Block,
+    tail: String,
+    /// `on P settled`: the function is a constant in a block of its own, and this line hands
+    /// it to `then`.
+    settled: Option<String>,
+}
+
 /// The page script's emission, over any [`Scene`].
 pub trait Emit: Scene {
     /// Writes a block's statements (the caller has opened the function).
@@ -133,6 +144,22 @@ pub trait Emit: Scene {
     }
 
     fn statement(
+        &mut self,
+        code: &mut JsCode,
+        stmt: &StmtKind,
+        locals: &[String],
+    ) -> Result<(), Omit> {
+        match stmt {
+            StmtKind::After { .. }
+            | StmtKind::On { .. }
+            | StmtKind::SetHandler { .. }
+            | StmtKind::Then { .. } => self.callback_statement(code, stmt, locals),
+            _ => self.plain_statement(code, stmt, locals),
+        }
+    }
+
+    /// A statement without a block of its own.
+    fn plain_statement(
         &mut self,
         code: &mut JsCode,
         stmt: &StmtKind,
@@ -214,41 +241,94 @@ pub trait Emit: Scene {
                 ));
                 self.navigated_by_script(n, url, label);
             }
-            StmtKind::After { ms, body } => {
-                let head = format!("setTimeout(w.guard({}", arrow(&[], body));
-                self.function(code, head, &[], body, locals, &format!("}}), {ms});"))?;
-            }
+            StmtKind::After { .. }
+            | StmtKind::On { .. }
+            | StmtKind::SetHandler { .. }
+            | StmtKind::Then { .. } => self.callback_statement(code, stmt, locals)?,
+        }
+        Ok(())
+    }
+
+    /// A statement whose block is a callback (`after`, `on`, `set ...:`, `on P fulfilled`).
+    /// Blocks nest through here: what it writes around the function is worked out in a frame
+    /// of its own ([`Emit::callback_shape`]), so that each level of nesting costs the stack
+    /// little.
+    fn callback_statement(
+        &mut self,
+        code: &mut JsCode,
+        stmt: &StmtKind,
+        locals: &[String],
+    ) -> Result<(), Omit> {
+        let Some(shape) = self.callback_shape(code, stmt, locals)? else {
+            return Ok(());
+        };
+        let params: Vec<&str> = shape.params.iter().map(String::as_str).collect();
+        if shape.settled.is_some() {
+            code.line("{");
+            code.depth += 1;
+        }
+        self.function(code, shape.head, &params, shape.body, locals, &shape.tail)?;
+        if let Some(last) = shape.settled {
+            code.line(last);
+            code.depth -= 1;
+            code.line("}");
+        }
+        Ok(())
+    }
+
+    /// What [`Emit::callback_statement`] writes around a callback's function: `None` when the
+    /// statement needs no function (`set DOC.onEVENT = null`, written here).
+    fn callback_shape<'b>(
+        &mut self,
+        code: &mut JsCode,
+        stmt: &'b StmtKind,
+        locals: &[String],
+    ) -> Result<Option<CallbackShape<'b>>, Omit> {
+        let event = || vec!["event".to_string()];
+        Ok(Some(match stmt {
+            StmtKind::After { ms, body } => CallbackShape {
+                head: format!("setTimeout(w.guard({}", arrow(&[], body)),
+                params: Vec::new(),
+                body,
+                tail: format!("}}), {ms});"),
+                settled: None,
+            },
             StmtKind::On {
                 target,
-                event,
+                event: name,
                 once,
                 body,
             } => {
                 let t = self.event_target(target, locals)?;
-                let head = format!(
-                    "{t}.addEventListener({}, w.guard({}",
-                    js::string(event),
-                    arrow(&["event".to_string()], body)
-                );
-                let tail = if *once { "}), {once: true});" } else { "}));" };
-                self.function(code, head, &["event"], body, locals, tail)?;
+                CallbackShape {
+                    head: format!(
+                        "{t}.addEventListener({}, w.guard({}",
+                        js::string(name),
+                        arrow(&event(), body)
+                    ),
+                    params: event(),
+                    body,
+                    tail: if *once { "}), {once: true});" } else { "}));" }.into(),
+                    settled: None,
+                }
             }
             StmtKind::SetHandler {
                 target,
-                event,
+                event: name,
                 body,
             } => {
                 let t = self.event_target(target, locals)?;
-                let attribute = js::member(&t, &format!("on{event}"));
-                match body {
-                    None => code.line(format!("{attribute} = null;")),
-                    Some(body) => {
-                        let head = format!(
-                            "{attribute} = w.guard({}",
-                            arrow(&["event".to_string()], body)
-                        );
-                        self.function(code, head, &["event"], body, locals, "});")?;
-                    }
+                let attribute = js::member(&t, &format!("on{name}"));
+                let Some(body) = body else {
+                    code.line(format!("{attribute} = null;"));
+                    return Ok(None);
+                };
+                CallbackShape {
+                    head: format!("{attribute} = w.guard({}", arrow(&event(), body)),
+                    params: event(),
+                    body,
+                    tail: "});".into(),
+                    settled: None,
                 }
             }
             StmtKind::Then {
@@ -260,42 +340,29 @@ pub trait Emit: Scene {
                 let p = self.expr(promise, locals, Mode::Script)?;
                 let param = bind.clone().unwrap_or_else(|| "value".into());
                 let arrow = arrow(&[js::local(&param)], body);
-                match branch {
-                    Branch::Fulfilled => self.function(
-                        code,
-                        format!("Promise.resolve({p}).then(w.guard({arrow}"),
-                        &[&param],
-                        body,
-                        locals,
-                        "}));",
-                    )?,
-                    Branch::Rejected => self.function(
-                        code,
-                        format!("Promise.resolve({p}).then(undefined, w.guard({arrow}"),
-                        &[&param],
-                        body,
-                        locals,
-                        "}));",
-                    )?,
-                    Branch::Settled => {
-                        code.line("{");
-                        code.depth += 1;
-                        self.function(
-                            code,
-                            format!("const settled = w.guard({arrow}"),
-                            &[&param],
-                            body,
-                            locals,
-                            "});",
-                        )?;
-                        code.line(format!("Promise.resolve({p}).then(settled, settled);"));
-                        code.depth -= 1;
-                        code.line("}");
+                let (head, settled) = match branch {
+                    Branch::Fulfilled => {
+                        (format!("Promise.resolve({p}).then(w.guard({arrow}"), None)
                     }
+                    Branch::Rejected => (
+                        format!("Promise.resolve({p}).then(undefined, w.guard({arrow}"),
+                        None,
+                    ),
+                    Branch::Settled => (
+                        format!("const settled = w.guard({arrow}"),
+                        Some(format!("Promise.resolve({p}).then(settled, settled);")),
+                    ),
+                };
+                CallbackShape {
+                    head,
+                    params: vec![param],
+                    body,
+                    tail: if settled.is_some() { "});" } else { "}));" }.into(),
+                    settled,
                 }
             }
-        }
-        Ok(())
+            _ => return Ok(None),
+        }))
     }
 
     /// `resolve p [with v]` / `reject p [with e]`: `which` is the world's method.

@@ -20,6 +20,10 @@ use crate::host::value::{ErrorValue, Value};
 use crate::host::Completion;
 use crate::webmcp::steps::Steps;
 
+/// How deep scripts may run inside scripts (a listener that dispatches an event whose
+/// listener dispatches another...).
+pub const MAX_SCRIPT_DEPTH: u32 = 256;
+
 /// How a statement ended.
 pub enum Flow {
     Next,
@@ -130,6 +134,19 @@ pub trait Interpreter: ScriptHost {
 
     /// Runs a block from its current statement until it ends or awaits.
     fn run_frame(&mut self, mut frame: Frame) {
+        // A script that calls back into script (an event dispatched from a listener) nests
+        // on the stack: past a bound it throws, as a JavaScript engine's stack overflow does.
+        if self.script_depth >= MAX_SCRIPT_DEPTH {
+            let line = frame.block.line;
+            let error = Value::error(ErrorValue::named(
+                "RangeError",
+                format!(
+                    "Maximum call stack size exceeded (scripts nested {MAX_SCRIPT_DEPTH} deep)"
+                ),
+            ));
+            self.script_threw(&frame, line, error);
+            return;
+        }
         self.script_depth += 1;
         let mut line = frame.block.line;
         let flow = loop {

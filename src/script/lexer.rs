@@ -27,14 +27,54 @@ pub enum TemplatePiece {
     Substitution(Vec<Token>),
 }
 
+/// How many characters of a file's text a message quotes.
+pub const QUOTED_CHARS: usize = 60;
+
+/// Names for a message that lists them: at most 40, each as [`shown`], and how many more there
+/// are; `(none)` for none.
+pub fn listed<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    const LISTED: usize = 40;
+    let mut out: Vec<String> = Vec::new();
+    let mut more = 0;
+    for name in names {
+        if out.len() < LISTED {
+            out.push(shown(name).into_owned());
+        } else {
+            more += 1;
+        }
+    }
+    if out.is_empty() {
+        return "(none)".into();
+    }
+    let mut text = out.join(", ");
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
+}
+
+/// Text of the file as a message quotes it: at most [`QUOTED_CHARS`] characters, and, when cut,
+/// how many more there were.
+pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        None => text.into(),
+        Some((end, _)) => format!(
+            "{}... ({} more characters)",
+            &text[..end],
+            text[end..].chars().count()
+        )
+        .into(),
+    }
+}
+
 impl fmt::Display for Tok {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Tok::Ident(s) => write!(f, "`{s}`"),
+            Tok::Ident(s) => write!(f, "`{}`", shown(s)),
             Tok::Number(n) => write!(f, "number {n}"),
             Tok::Duration(ms) => write!(f, "duration {ms}ms"),
-            Tok::Str(s) => write!(f, "string {s:?}"),
-            Tok::Url(u) => write!(f, "URL {u}"),
+            Tok::Str(s) => write!(f, "string {:?}", shown(s)),
+            Tok::Url(u) => write!(f, "URL {}", shown(u)),
             Tok::Template(_) => write!(f, "a template literal"),
             Tok::Punct(p) => write!(f, "`{p}`"),
         }
@@ -57,6 +97,11 @@ pub struct LexError {
     pub column: u32,
     pub message: String,
 }
+
+/// The longest duration a file may write. The virtual clock counts milliseconds in 64 bits: the
+/// lines of a file within the size limit cannot add up enough of these to reach the end of its
+/// range (where the clock would stop, its additions saturating).
+pub const MAX_DURATION_MS: u64 = 1_000_000_000_000;
 
 const PUNCTS: &[&str] = &[
     "==", "=>", "!=", "(", ")", "[", "]", "{", "}", ",", ":", ".", "=", "&",
@@ -201,22 +246,33 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
             let n: f64 = digits.parse().map_err(|_| LexError {
                 line,
                 column,
-                message: format!("`{digits}` is not a number"),
+                message: format!("`{}` is not a number", shown(&digits)),
             })?;
             let tok = match unit.as_str() {
                 "" => Tok::Number(n),
-                "ms" | "s" if n >= 0.0 && n.fract() == 0.0 => Tok::Duration(if unit == "s" {
-                    n as u64 * 1000
-                } else {
-                    n as u64
-                }),
+                "ms" | "s" if n >= 0.0 && n.fract() == 0.0 => {
+                    let ms = if unit == "s" { n * 1000.0 } else { n };
+                    if ms > MAX_DURATION_MS as f64 {
+                        return Err(LexError {
+                            line,
+                            column,
+                            message: format!(
+                                "`{}{unit}`: a duration is at most {MAX_DURATION_MS}ms (about 31 years of virtual time)",
+                                shown(&digits)
+                            ),
+                        });
+                    }
+                    Tok::Duration(ms as u64)
+                }
                 _ => {
                     return Err(LexError {
                         line,
                         column,
                         message: format!(
-                        "`{digits}{unit}`: expected a number, or a whole duration in `ms` or `s`"
-                    ),
+                            "`{}{}`: expected a number, or a whole duration in `ms` or `s`",
+                            shown(&digits),
+                            shown(&unit)
+                        ),
                     })
                 }
             };

@@ -58,6 +58,10 @@ pub struct ScriptState {
     pub(crate) env: Shared<BTreeMap<String, Value>>,
     pub(crate) log: Shared<Vec<LogEntry>>,
     pub(crate) uncaught: Shared<Vec<UncaughtError>>,
+    /// Every name bound to a document, in the order of the bindings: what a harness waiting
+    /// for a document to exist reads from where it last looked, instead of every name each
+    /// time. Not part of the state (the names' values are).
+    pub(crate) documents_bound: Shared<Vec<String>>,
 }
 
 /// What the page script needs of the world it runs in.
@@ -82,6 +86,9 @@ pub trait ScriptHost: WebMcpHost {
 
     /// Names a value for the page's script.
     fn bind(&mut self, name: &str, value: Value) {
+        if matches!(value, Value::Window(_)) {
+            self.script_mut().documents_bound.push(name.into());
+        }
         self.script_mut().env.insert(name.into(), value);
     }
 }

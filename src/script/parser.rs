@@ -2,12 +2,13 @@
 //! ([`super::syntax`]). A scenario's parser uses it for the script inside its tasks and
 //! callbacks, with the names the subtest declares; [`parse_script`] accepts any name.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::ast::{Block, Branch, CallbackBody, Expr, LogPart, Stmt, StmtKind};
-use super::bindings::{is_error_name, Global, Spelling};
-use super::lexer::{lex, TemplatePiece, Tok, Token};
+use super::bindings::{is_error_name, Global, Shape, Spelling};
+use super::lexer::{lex, listed, shown, TemplatePiece, Tok, Token};
 use super::syntax::{build_tree, lex_line, logical_lines, Cursor, Line, ParseError, MAX_NESTING};
 use crate::host::value::{ErrorValue, Value};
 
@@ -22,6 +23,11 @@ pub struct ScriptParser {
     pub names: Option<BTreeSet<String>>,
     /// `script NAME:` blocks.
     pub scripts: BTreeMap<String, Arc<Block>>,
+    /// What the file says each name holds, where it says it for sure (a `page`, a `promise`
+    /// the script never assigns): an expectation's members are checked against it.
+    pub shapes: BTreeMap<String, Shape>,
+    /// How deep the block being parsed is in blocks (indented, or after a `:` on its line).
+    depth: Cell<u32>,
 }
 
 /// Parses a block of script statements (as inside `task in DOC:`), for the library API: any
@@ -30,15 +36,22 @@ pub fn parse_script(source: &str) -> Result<Block, ParseError> {
     let lines: Vec<String> = source.lines().map(str::to_owned).collect();
     let lines = logical_lines("<script>", &lines)?;
     let tree = build_tree("<script>", lines)?;
-    let ctx = ScriptParser {
-        path: "<script>".into(),
-        names: None,
-        scripts: BTreeMap::new(),
-    };
-    ctx.block(&tree, 1)
+    ScriptParser::new("<script>", None).block(&tree, 1)
 }
 
 impl ScriptParser {
+    /// A parser for the scripts of the file at `path`, that accepts the `names` given (`None`:
+    /// any name).
+    pub fn new(path: &str, names: Option<BTreeSet<String>>) -> ScriptParser {
+        ScriptParser {
+            path: path.into(),
+            names,
+            scripts: BTreeMap::new(),
+            shapes: BTreeMap::new(),
+            depth: Cell::new(0),
+        }
+    }
+
     pub(crate) fn error(&self, line: u32, column: u32, message: String) -> ParseError {
         ParseError {
             path: self.path.clone(),
@@ -65,6 +78,21 @@ impl ScriptParser {
         line: &Line,
     ) -> Result<Arc<Block>, ParseError> {
         p.punct(":")?;
+        // Blocks nest by recursion, whether indented or written one after another's `:`
+        // (`after 1ms: after 1ms: ...`): a limit keeps a hostile file from exhausting the stack.
+        let depth = self.depth.get() + 1;
+        if depth > MAX_NESTING {
+            return Err(p.error_prev(format!(
+                "blocks nest more than {MAX_NESTING} deep (indented, or one after another's `:` on a line)"
+            )));
+        }
+        self.depth.set(depth);
+        let block = self.block_after_colon_at(p, line);
+        self.depth.set(depth - 1);
+        block
+    }
+
+    fn block_after_colon_at(&self, p: &mut Cursor, line: &Line) -> Result<Arc<Block>, ParseError> {
         if p.at_end() {
             if line.children.is_empty() {
                 return Err(p.error_here(
@@ -104,14 +132,10 @@ impl ScriptParser {
         {
             return Ok(());
         }
-        let list: Vec<&str> = names.iter().map(String::as_str).collect();
         Err(p.error_prev(format!(
-            "unknown name `{name}`; the names in this subtest are: {}",
-            if list.is_empty() {
-                "(none)".to_string()
-            } else {
-                list.join(", ")
-            }
+            "unknown name `{}`; the names in this subtest are: {}",
+            shown(name),
+            listed(names.iter().map(String::as_str))
         )))
     }
 
@@ -136,6 +160,9 @@ impl ScriptParser {
         })
     }
 
+    /// A statement, by its first word. Each kind has a function of its own: blocks nest
+    /// through `after`, `on` and `set`, and a small frame here keeps the stack each level costs
+    /// small.
     pub(crate) fn statement_kind(
         &self,
         p: &mut Cursor,
@@ -144,156 +171,179 @@ impl ScriptParser {
         let kw = match p.peek() {
             Some(Token {
                 tok: Tok::Ident(k), ..
-            }) => k.clone(),
-            _ => String::new(),
+            }) => k.as_str(),
+            _ => "",
         };
-        match kw.as_str() {
-            "log" => {
-                p.next_token();
-                let parts = match p.peek().map(|t| t.tok.clone()) {
-                    Some(Tok::Str(s)) => {
-                        let tok = p.next_token().cloned();
-                        self.template(&s, tok.as_ref())?
-                    }
-                    _ => vec![LogPart::Expr(self.expr(p)?)],
-                };
-                Ok(StmtKind::Log(parts))
-            }
-            "return" => {
-                p.next_token();
-                let e = if p.at_end() {
-                    Expr::Literal(Value::Undefined)
-                } else {
-                    self.expr(p)?
-                };
-                Ok(StmtKind::Return(e))
-            }
-            "throw" => {
-                p.next_token();
-                Ok(StmtKind::Throw(self.expr(p)?))
-            }
-            "resolve" | "reject" => {
-                p.next_token();
-                let target = self.postfix(p)?;
-                let value = if p.eat_keyword("with") {
-                    self.expr(p)?
-                } else {
-                    Expr::Literal(Value::Undefined)
-                };
-                Ok(if kw == "resolve" {
-                    StmtKind::Resolve { target, value }
-                } else {
-                    StmtKind::Reject { target, value }
-                })
-            }
+        match kw {
+            "log" => self.log_statement(p),
+            "return" | "throw" => self.completion_statement(p),
+            "resolve" | "reject" => self.settle_statement(p),
             "remove" => {
                 p.next_token();
                 Ok(StmtKind::Remove(self.postfix(p)?))
             }
-            "navigate" => {
-                p.next_token();
-                let from = self.postfix(p)?;
-                p.keyword("to")?;
-                let url = p.url()?;
-                p.keyword("as")?;
-                let label = p.ident("a name for the new document")?;
-                let keep_in_bfcache = p.eat_keyword("bfcache");
-                Ok(StmtKind::Navigate {
-                    from,
-                    url,
-                    label,
-                    keep_in_bfcache,
-                })
-            }
+            "navigate" => self.navigate_statement(p),
             "after" => {
                 p.next_token();
                 let ms = p.duration()?;
                 let body = self.block_after_colon(p, line)?;
                 Ok(StmtKind::After { ms, body })
             }
-            "on" => {
-                p.next_token();
-                let target = self.postfix(p)?;
-                let event = p.ident("an event name (toolchange, toolactivated, toolcancel, abort) or fulfilled, rejected, settled")?;
-                let branch = match event.as_str() {
-                    "fulfilled" => Some(Branch::Fulfilled),
-                    "rejected" => Some(Branch::Rejected),
-                    "settled" => Some(Branch::Settled),
-                    _ => None,
-                };
-                if let Some(branch) = branch {
-                    let bind = if p.eat_keyword("as") {
-                        Some(p.ident("a name for the settled value")?)
-                    } else {
-                        None
-                    };
-                    let body = self.block_after_colon(p, line)?;
-                    return Ok(StmtKind::Then {
-                        promise: target,
-                        branch,
-                        bind,
-                        body,
-                    });
-                }
-                let once = p.eat_keyword("once");
-                let body = self.block_after_colon(p, line)?;
-                Ok(StmtKind::On {
-                    target,
-                    event,
-                    once,
-                    body,
-                })
-            }
-            "set" => {
-                p.next_token();
-                let target = self.primary(p)?;
-                p.punct(".")?;
-                let attr = p.ident("an event handler attribute such as ontoolchange")?;
-                let Some(event) = attr.strip_prefix("on").filter(|e| !e.is_empty()) else {
-                    return Err(p.error_prev(format!("`{attr}` is not an event handler attribute (ontoolchange, ontoolactivated, ontoolcancel)")));
-                };
-                let event = event.to_string();
-                if p.eat_punct("=") {
-                    p.keyword("null")?;
-                    return Ok(StmtKind::SetHandler {
-                        target,
-                        event,
-                        body: None,
-                    });
-                }
-                let body = self.block_after_colon(p, line)?;
-                Ok(StmtKind::SetHandler {
-                    target,
-                    event,
-                    body: Some(body),
-                })
-            }
-            _ => {
-                let bind = if matches!(
-                    p.toks.get(p.pos + 1),
-                    Some(Token {
-                        tok: Tok::Punct("="),
-                        ..
-                    })
-                ) {
-                    let name = p.ident("a name")?;
-                    p.punct("=")?;
-                    Some(name)
-                } else {
-                    None
-                };
-                let awaited = p.eat_keyword("await");
-                if p.at_end() {
-                    return Err(p.error_expected("an expression"));
-                }
-                let expr = self.expr(p)?;
-                Ok(StmtKind::Eval {
-                    bind,
-                    awaited,
-                    expr,
-                })
-            }
+            "on" => self.on_statement(p, line),
+            "set" => self.set_statement(p, line),
+            _ => self.eval_statement(p),
         }
+    }
+
+    /// `log "text {name}"` or `log EXPR`.
+    fn log_statement(&self, p: &mut Cursor) -> Result<StmtKind, ParseError> {
+        p.next_token();
+        let parts = match p.peek().map(|t| t.tok.clone()) {
+            Some(Tok::Str(s)) => {
+                let tok = p.next_token().cloned();
+                self.template(&s, tok.as_ref())?
+            }
+            _ => vec![LogPart::Expr(self.expr(p)?)],
+        };
+        Ok(StmtKind::Log(parts))
+    }
+
+    /// `return [EXPR]` or `throw EXPR`.
+    fn completion_statement(&self, p: &mut Cursor) -> Result<StmtKind, ParseError> {
+        if p.eat_keyword("throw") {
+            return Ok(StmtKind::Throw(self.expr(p)?));
+        }
+        p.keyword("return")?;
+        let e = if p.at_end() {
+            Expr::Literal(Value::Undefined)
+        } else {
+            self.expr(p)?
+        };
+        Ok(StmtKind::Return(e))
+    }
+
+    /// `resolve P [with VALUE]` or `reject P [with VALUE]`.
+    fn settle_statement(&self, p: &mut Cursor) -> Result<StmtKind, ParseError> {
+        let resolve = p.eat_keyword("resolve");
+        if !resolve {
+            p.keyword("reject")?;
+        }
+        let target = self.postfix(p)?;
+        let value = if p.eat_keyword("with") {
+            self.expr(p)?
+        } else {
+            Expr::Literal(Value::Undefined)
+        };
+        Ok(if resolve {
+            StmtKind::Resolve { target, value }
+        } else {
+            StmtKind::Reject { target, value }
+        })
+    }
+
+    /// `navigate DOC to URL as NAME [bfcache]`.
+    fn navigate_statement(&self, p: &mut Cursor) -> Result<StmtKind, ParseError> {
+        p.next_token();
+        let from = self.postfix(p)?;
+        p.keyword("to")?;
+        let url = p.url()?;
+        p.keyword("as")?;
+        let label = p.ident("a name for the new document")?;
+        let keep_in_bfcache = p.eat_keyword("bfcache");
+        Ok(StmtKind::Navigate {
+            from,
+            url,
+            label,
+            keep_in_bfcache,
+        })
+    }
+
+    /// `on TARGET EVENT [once]:` or `on P fulfilled|rejected|settled [as NAME]:`, and a block.
+    fn on_statement(&self, p: &mut Cursor, line: &Line) -> Result<StmtKind, ParseError> {
+        p.next_token();
+        let target = self.postfix(p)?;
+        let event = p.ident("an event name (toolchange, toolactivated, toolcancel, abort) or fulfilled, rejected, settled")?;
+        let branch = match event.as_str() {
+            "fulfilled" => Some(Branch::Fulfilled),
+            "rejected" => Some(Branch::Rejected),
+            "settled" => Some(Branch::Settled),
+            _ => None,
+        };
+        if let Some(branch) = branch {
+            let bind = if p.eat_keyword("as") {
+                Some(p.ident("a name for the settled value")?)
+            } else {
+                None
+            };
+            let body = self.block_after_colon(p, line)?;
+            return Ok(StmtKind::Then {
+                promise: target,
+                branch,
+                bind,
+                body,
+            });
+        }
+        let once = p.eat_keyword("once");
+        let body = self.block_after_colon(p, line)?;
+        Ok(StmtKind::On {
+            target,
+            event,
+            once,
+            body,
+        })
+    }
+
+    /// `set DOC.onEVENT:` and a block, or `set DOC.onEVENT = null`.
+    fn set_statement(&self, p: &mut Cursor, line: &Line) -> Result<StmtKind, ParseError> {
+        p.next_token();
+        let target = self.primary(p)?;
+        p.punct(".")?;
+        let attr = p.ident("an event handler attribute such as ontoolchange")?;
+        let Some(event) = attr.strip_prefix("on").filter(|e| !e.is_empty()) else {
+            return Err(p.error_prev(format!("`{}` is not an event handler attribute (ontoolchange, ontoolactivated, ontoolcancel)", shown(&attr))));
+        };
+        let event = event.to_string();
+        if p.eat_punct("=") {
+            p.keyword("null")?;
+            return Ok(StmtKind::SetHandler {
+                target,
+                event,
+                body: None,
+            });
+        }
+        let body = self.block_after_colon(p, line)?;
+        Ok(StmtKind::SetHandler {
+            target,
+            event,
+            body: Some(body),
+        })
+    }
+
+    /// `[NAME =] [await] EXPR`.
+    fn eval_statement(&self, p: &mut Cursor) -> Result<StmtKind, ParseError> {
+        let bind = if matches!(
+            p.toks.get(p.pos + 1),
+            Some(Token {
+                tok: Tok::Punct("="),
+                ..
+            })
+        ) {
+            let name = p.ident("a name")?;
+            p.punct("=")?;
+            Some(name)
+        } else {
+            None
+        };
+        let awaited = p.eat_keyword("await");
+        if p.at_end() {
+            return Err(p.error_expected("an expression"));
+        }
+        let expr = self.expr(p)?;
+        Ok(StmtKind::Eval {
+            bind,
+            awaited,
+            expr,
+        })
     }
 
     /// `` `text ${expr} text` ``: each substitution is a whole expression, parsed from its own
@@ -362,30 +412,86 @@ impl ScriptParser {
         self.postfix(p)
     }
 
+    /// A value and the chain of members, calls and indexes after it. Each bracket, and each
+    /// link of the chain, is a level of the expression's nesting (the syntax tree nests a level
+    /// per link, and whatever walks it recurses as deep).
     pub(crate) fn postfix(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
+        let outer = p.depth;
+        let e = self.chain(p);
+        p.depth = outer;
+        e
+    }
+
+    fn chain(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
+        p.nest()?;
         let mut e = self.primary(p)?;
+        // In an expectation, what the file says of the value so far, to check each member.
+        let mut shape = match &e {
+            Expr::Name(n) if p.in_expectation => self.shapes.get(n).copied(),
+            _ => None,
+        };
         loop {
-            if p.eat_punct(".") {
-                let name = p.ident("a property or method name")?;
-                if p.eat_punct("(") {
-                    let args = self.args(p)?;
-                    e = Expr::Call {
-                        target: Box::new(e),
-                        method: name,
-                        args,
-                    };
-                } else {
-                    e = Expr::Member(Box::new(e), name);
+            if p.peek_punct(".") {
+                p.nest()?;
+                p.next_token();
+                let call = matches!(
+                    p.toks.get(p.pos + 1),
+                    Some(Token {
+                        tok: Tok::Punct("("),
+                        ..
+                    })
+                );
+                if let (
+                    Some(s),
+                    Some(Token {
+                        tok: Tok::Ident(prop),
+                        ..
+                    }),
+                    false,
+                ) = (shape, p.peek(), call)
+                {
+                    shape = s.member(prop).map_err(|why| {
+                        p.error_here(format!(
+                            "{} has no property `{}` an expectation can read ({why})",
+                            s.name(),
+                            shown(prop)
+                        ))
+                    })?;
+                }
+                e = self.member_link(p, e)?;
+                if call {
+                    shape = None;
                 }
             } else if p.peek_punct("[") && !p.tags_follow() {
+                p.nest()?;
                 p.next_token();
-                let index = self.expr(p)?;
-                p.punct("]")?;
-                e = Expr::Index(Box::new(e), Box::new(index));
+                e = self.index_link(p, e)?;
+                shape = shape.and_then(Shape::element);
             } else {
                 return Ok(e);
             }
         }
+    }
+
+    /// `[index]` after `target`, after its `[`.
+    fn index_link(&self, p: &mut Cursor, target: Expr) -> Result<Expr, ParseError> {
+        let index = self.expr(p)?;
+        p.punct("]")?;
+        Ok(Expr::Index(Box::new(target), Box::new(index)))
+    }
+
+    /// `.name` or `.name(args)` after `target`, after its `.`.
+    fn member_link(&self, p: &mut Cursor, target: Expr) -> Result<Expr, ParseError> {
+        let name = p.ident("a property or method name")?;
+        if p.eat_punct("(") {
+            let args = self.args(p)?;
+            return Ok(Expr::Call {
+                target: Box::new(target),
+                method: name,
+                args,
+            });
+        }
+        Ok(Expr::Member(Box::new(target), name))
     }
 
     pub(crate) fn args(&self, p: &mut Cursor) -> Result<Vec<Expr>, ParseError> {
@@ -402,78 +508,87 @@ impl ScriptParser {
         }
     }
 
+    /// One value: a literal, a name, a bracketed expression, an array or object, a call of a
+    /// global. (Its nesting is counted by [`Self::postfix`], through which every expression in
+    /// it is parsed.)
     pub(crate) fn primary(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
-        // Brackets nest by recursion: a limit keeps a hostile file from exhausting the stack.
-        p.depth += 1;
-        if p.depth > MAX_NESTING {
-            return Err(p.error_here(format!("brackets nest more than {MAX_NESTING} deep")));
-        }
-        let e = self.primary_inner(p);
-        p.depth -= 1;
-        e
-    }
-
-    pub(crate) fn primary_inner(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
-        let Some(tok) = p.next_token().cloned() else {
+        // Expressions nest through here: each kind that holds expressions has a function of
+        // its own, which keeps this frame (on the stack once per level) small.
+        let Some(tok) = p.next_token() else {
             return Err(p.error_expected("a value"));
         };
-        Ok(match tok.tok {
-            Tok::Number(n) => Expr::Literal(Value::number(n)),
-            Tok::Str(s) => Expr::Literal(Value::String(s)),
-            Tok::Url(u) => Expr::Literal(Value::String(u)),
-            Tok::Template(pieces) => self.template_literal(p, pieces)?,
-            Tok::Duration(ms) => Expr::Literal(Value::number(ms as f64)),
+        Ok(match &tok.tok {
+            Tok::Number(n) => Expr::Literal(Value::number(*n)),
+            Tok::Str(s) => Expr::Literal(Value::String(s.clone())),
+            Tok::Url(u) => Expr::Literal(Value::String(u.clone())),
+            Tok::Template(pieces) => {
+                let pieces = pieces.clone();
+                self.template_literal(p, pieces)?
+            }
+            Tok::Duration(ms) => Expr::Literal(Value::number(*ms as f64)),
             Tok::Punct("(") => {
                 let e = self.expr(p)?;
                 p.punct(")")?;
                 e
             }
-            Tok::Punct("[") => {
-                let mut items = Vec::new();
-                if !p.eat_punct("]") {
-                    loop {
-                        items.push(self.expr(p)?);
-                        if p.eat_punct("]") {
-                            break;
-                        }
-                        p.punct(",")?;
-                        if p.eat_punct("]") {
-                            break;
-                        }
-                    }
-                }
-                literal_or(Expr::Array(items))
+            Tok::Punct("[") => self.array_literal(p)?,
+            Tok::Punct("{") => self.object_literal(p)?,
+            Tok::Ident(word) => {
+                let word = word.clone();
+                self.word(p, word)?
             }
-            Tok::Punct("{") => {
-                let mut props = Vec::new();
-                if !p.eat_punct("}") {
-                    loop {
-                        let key = match p.next_token().map(|t| t.tok.clone()) {
-                            Some(Tok::Ident(k)) | Some(Tok::Str(k)) => k,
-                            _ => return Err(p.error_prev("expected a property name".into())),
-                        };
-                        p.punct(":")?;
-                        // A tool's `execute` takes the callback forms.
-                        let value = if key == "execute" {
-                            self.callback(p)?
-                        } else {
-                            self.expr(p)?
-                        };
-                        props.push((key, value));
-                        if p.eat_punct("}") {
-                            break;
-                        }
-                        p.punct(",")?;
-                        if p.eat_punct("}") {
-                            break;
-                        }
-                    }
-                }
-                literal_or(Expr::Object(props))
+            other => {
+                let found = other.to_string();
+                return Err(p.error_prev(format!("expected a value, found {found}")));
             }
-            Tok::Ident(word) => self.word(p, word)?,
-            other => return Err(p.error_prev(format!("expected a value, found {other}"))),
         })
+    }
+
+    /// `[a, b]`, after its `[`.
+    fn array_literal(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
+        let mut items = Vec::new();
+        if !p.eat_punct("]") {
+            loop {
+                items.push(self.expr(p)?);
+                if p.eat_punct("]") {
+                    break;
+                }
+                p.punct(",")?;
+                if p.eat_punct("]") {
+                    break;
+                }
+            }
+        }
+        Ok(literal_or(Expr::Array(items)))
+    }
+
+    /// `{name: value, "key": value}`, after its `{`.
+    fn object_literal(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
+        let mut props = Vec::new();
+        if !p.eat_punct("}") {
+            loop {
+                let key = match p.next_token().map(|t| t.tok.clone()) {
+                    Some(Tok::Ident(k)) | Some(Tok::Str(k)) => k,
+                    _ => return Err(p.error_prev("expected a property name".into())),
+                };
+                p.punct(":")?;
+                // A tool's `execute` takes the callback forms.
+                let value = if key == "execute" {
+                    self.callback(p)?
+                } else {
+                    self.expr(p)?
+                };
+                props.push((key, value));
+                if p.eat_punct("}") {
+                    break;
+                }
+                p.punct(",")?;
+                if p.eat_punct("}") {
+                    break;
+                }
+            }
+        }
+        Ok(literal_or(Expr::Object(props)))
     }
 
     pub(crate) fn word(&self, p: &mut Cursor, word: String) -> Result<Expr, ParseError> {
@@ -509,7 +624,8 @@ impl ScriptParser {
                 };
                 if !dotted().any(|name| name == full) {
                     return Err(p.error_prev(format!(
-                        "unknown function `{full}`; expected {}",
+                        "unknown function `{}`; expected {}",
+                        shown(&full),
                         dotted().collect::<Vec<_>>().join(", ")
                     )));
                 }

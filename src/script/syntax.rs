@@ -44,6 +44,8 @@ pub fn logical_lines(path: &str, lines: &[String]) -> Result<Vec<Line>, ParseErr
         let indent = raw.len() - raw.trim_start().len();
         let content = &raw[indent..];
         let mut quote: Option<char> = None;
+        // Where the string still open is started, in characters of `content`.
+        let mut quote_at = 0;
         let mut escaped = false;
         let mut kept = String::new();
         let mut positions = Vec::new();
@@ -62,7 +64,10 @@ pub fn logical_lines(path: &str, lines: &[String]) -> Result<Vec<Line>, ParseErr
                     }
                 }
                 None => match c {
-                    '"' | '\'' | '`' => quote = Some(c),
+                    '"' | '\'' | '`' => {
+                        quote = Some(c);
+                        quote_at = j;
+                    }
                     '(' | '[' | '{' => depth += 1,
                     ')' | ']' | '}' => depth -= 1,
                     _ => {}
@@ -70,6 +75,18 @@ pub fn logical_lines(path: &str, lines: &[String]) -> Result<Vec<Line>, ParseErr
             }
             kept.push(c);
             positions.push((n, (indent + j) as u32 + 1));
+        }
+        // A string does not go on to the next line: with a bracket open, the line would
+        // continue, and the string's end be looked for in the lines that follow.
+        if let Some(q) = quote.filter(|_| depth > 0) {
+            return Err(ParseError {
+                path: path.into(),
+                line: n,
+                column: (indent + quote_at) as u32 + 1,
+                message: format!(
+                    "a string started here is not closed with {q} on its line (a string does not continue onto the next line)"
+                ),
+            });
         }
         let kept_trimmed = kept.trim_end().to_string();
         positions.truncate(kept_trimmed.chars().count());
@@ -112,7 +129,9 @@ pub fn logical_lines(path: &str, lines: &[String]) -> Result<Vec<Line>, ParseErr
     Ok(out)
 }
 
-/// How deep brackets, and blocks indented in blocks, may nest.
+/// How deep blocks may nest (indented, or one after another's `:` on a line), and how deep an
+/// expression may (brackets, calls, and the links of a member or index chain, `a.b[0].c`):
+/// the parser, the interpreter and the JavaScript emitter recurse on both, so each is bounded.
 pub const MAX_NESTING: u32 = 128;
 
 pub fn build_tree(path: &str, lines: Vec<Line>) -> Result<Vec<Line>, ParseError> {
@@ -228,6 +247,19 @@ impl<'a> Cursor<'a> {
             in_expectation: false,
             depth: 0,
         }
+    }
+
+    /// One level deeper in an expression: past [`MAX_NESTING`] that is an error here. Each
+    /// bracket, argument list, and link of a member or index chain (`a.b[0].c()`) is a level.
+    /// The caller restores `depth` when the level ends.
+    pub fn nest(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(self.error_here(format!(
+                "an expression nests more than {MAX_NESTING} deep here (each bracket, argument list, and link of a member or index chain is a level)"
+            )));
+        }
+        Ok(())
     }
 
     pub fn peek(&self) -> Option<&Token> {

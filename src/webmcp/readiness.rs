@@ -478,6 +478,16 @@ pub trait Readiness: WebMcpHost {
         self.webmcp_mut().not_ready.insert(traversable, count);
     }
 
+    /// Counts a document just added to a traversable's tree, fully active, in its count of
+    /// documents whose tools are not ready (the rest of the tree is as it was).
+    fn count_added_document(&mut self, traversable: NavigableKey, doc: DocumentKey) {
+        let not_ready = u32::from(!self.tools_ready(doc));
+        let n = self.webmcp_mut().not_ready.entry(traversable);
+        if let Some(n) = n.map(|e| e.or_insert(0)) {
+            *n += not_ready;
+        }
+    }
+
     /// The readiness index's answer to areAllReady for a traversable.
     fn index_says_ready(&self, traversable: NavigableKey) -> bool {
         self.webmcp()

@@ -153,7 +153,7 @@ impl<'a> SubtestRun<'a> {
             }
             // Serving starts here; under `run`, the lines after it go on.
             ActionKind::Serve => {}
-            ActionKind::Trigger { .. } => self.triggers.push(action),
+            ActionKind::Trigger { .. } => self.add_trigger(action),
             ActionKind::Expect(e) => {
                 if applies(&e.tags, &profile) {
                     let before = self.expectations.len();

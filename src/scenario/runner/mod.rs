@@ -149,6 +149,10 @@ pub struct SubtestResult {
     /// What the run observed, for comparing profiles: toolsReady of each document, each
     /// observation's outcome, each named promise's state, the log.
     pub outcome: Vec<(String, String)>,
+    /// A line ran out of its budget of units ([`UNIT_BUDGET`]) before the world was idle: the
+    /// subtest is an ERROR that a budget, not the file, decided.
+    #[serde(skip)]
+    pub out_of_budget: bool,
 }
 
 /// A file's results under one profile.
@@ -158,6 +162,10 @@ pub struct FileResult {
     pub title: String,
     pub profile: String,
     pub subtests: Vec<SubtestResult>,
+    /// Why the file could not be run at all (it could not be read, or does not parse): it
+    /// has no subtests, and its test is an ERROR.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl SubtestResult {
@@ -178,13 +186,30 @@ impl SubtestResult {
             coverage: Coverage::default(),
             trace: Vec::new(),
             outcome: Vec::new(),
+            out_of_budget: false,
         }
     }
 }
 
 impl FileResult {
+    /// A file that could not be read or parsed, under a profile: its error, and no subtests.
+    pub fn unloadable(path: &str, profile: &str, error: String) -> FileResult {
+        FileResult {
+            path: path.into(),
+            title: String::new(),
+            profile: profile.into(),
+            subtests: Vec::new(),
+            error: Some(error),
+        }
+    }
+
     pub fn passed(&self) -> bool {
-        self.subtests.iter().all(|s| s.status.held())
+        self.error.is_none() && self.subtests.iter().all(|s| s.status.held())
+    }
+
+    /// Whether a subtest ran out of its budget of units.
+    pub fn out_of_budget(&self) -> bool {
+        self.subtests.iter().any(|s| s.out_of_budget)
     }
 }
 
@@ -206,6 +231,7 @@ pub fn run_file(file: &ScenarioFile, options: &RunOptions) -> FileResult {
         title: file.title.clone(),
         profile: options.profile.name.clone(),
         subtests,
+        error: None,
     }
 }
 
@@ -277,10 +303,12 @@ pub struct SubtestRun<'a> {
     errored: bool,
     /// Checks run after every unit of work (the explorer's invariants).
     after_unit: Option<UnitCheck>,
-    /// `at`/`when` blocks whose trigger has not held yet, in the order their lines came.
-    triggers: Vec<&'a Action>,
+    /// `at`/`when` blocks whose trigger has not held yet.
+    triggers: triggers::PendingTriggers<'a>,
     /// The lines acted on end here: the subtest's end, or its serve point when serving.
     end: usize,
+    /// A line ran out of its budget of units.
+    out_of_budget: bool,
 }
 
 /// A check run after every unit: `Some(message)` when it does not hold.
@@ -344,8 +372,9 @@ impl<'a> SubtestRun<'a> {
             messages: Vec::new(),
             errored: false,
             after_unit: None,
-            triggers: Vec::new(),
+            triggers: Default::default(),
             end: subtest.actions.len(),
+            out_of_budget: false,
         }
     }
 
@@ -376,8 +405,8 @@ impl<'a> SubtestRun<'a> {
         self.expected_uncaught.hash(&mut h);
         self.messages.hash(&mut h);
         self.errored.hash(&mut h);
-        for t in &self.triggers {
-            t.line.hash(&mut h);
+        for line in self.triggers.lines() {
+            line.hash(&mut h);
         }
         h.finish128()
     }
@@ -414,6 +443,7 @@ impl<'a> SubtestRun<'a> {
                         units: UNIT_BUDGET,
                         time: self.world.now(),
                     };
+                    self.out_of_budget = true;
                     self.fail_line(e.to_string());
                     return Next::Done;
                 }
@@ -609,6 +639,7 @@ impl<'a> SubtestRun<'a> {
             coverage: world.coverage().clone(),
             trace: world.trace.entries.clone(),
             outcome,
+            out_of_budget: self.out_of_budget,
         }
     }
 

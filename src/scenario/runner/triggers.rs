@@ -21,36 +21,132 @@ pub struct NotServable {
     pub problems: Vec<String>,
 }
 
+/// The `at`/`when` blocks of a subtest whose trigger has not held yet, kept so that finding
+/// the next one due costs no more than a look-up, however many there are.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PendingTriggers<'a> {
+    /// Every block reached, in the order its line was reached: a block's place here orders
+    /// it among blocks due at the same moment.
+    blocks: Vec<&'a Action>,
+    /// `at` blocks to come: when each is due, and its place.
+    at: BTreeSet<(u64, usize)>,
+    /// `when DOC exists` blocks waiting for their document, by its name.
+    waiting: BTreeMap<&'a str, BTreeSet<usize>>,
+    /// `when` blocks whose document exists, by place.
+    ready: BTreeSet<usize>,
+    /// How many of the world's bindings of names to documents have been looked at.
+    bindings_seen: usize,
+}
+
+impl<'a> PendingTriggers<'a> {
+    /// The lines of the blocks still to come, in the order they were reached.
+    pub(super) fn lines(&self) -> Vec<u32> {
+        let mut places: Vec<usize> = self.at.iter().map(|&(_, i)| i).collect();
+        places.extend(self.waiting.values().flatten().copied());
+        places.extend(self.ready.iter().copied());
+        places.sort_unstable();
+        places.into_iter().map(|i| self.blocks[i].line).collect()
+    }
+}
+
+/// The name a `when` block waits for.
+fn awaited(block: &Action) -> Option<&str> {
+    match &block.kind {
+        ActionKind::Trigger {
+            when: Trigger::Exists(doc),
+            ..
+        } => Some(doc),
+        _ => None,
+    }
+}
+
 impl<'a> SubtestRun<'a> {
+    /// A block's line is reached: it waits for its trigger.
+    pub(super) fn add_trigger(&mut self, block: &'a Action) {
+        let place = self.triggers.blocks.len();
+        self.triggers.blocks.push(block);
+        match &block.kind {
+            ActionKind::Trigger {
+                when: Trigger::At(ms),
+                ..
+            } => {
+                self.triggers.at.insert((*ms, place));
+            }
+            ActionKind::Trigger {
+                when: Trigger::Exists(doc),
+                ..
+            } => {
+                if self.exists(doc) {
+                    self.triggers.ready.insert(place);
+                } else {
+                    self.triggers.waiting.entry(doc).or_default().insert(place);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn exists(&self, doc: &str) -> bool {
+        matches!(self.world.lookup(doc), Some(Value::Window(_)))
+    }
+
+    /// The `when` blocks whose document came to exist since last looked at are ready.
+    fn look_at_new_documents(&mut self) {
+        let bound = self
+            .world
+            .documents_bound_since(self.triggers.bindings_seen);
+        self.triggers.bindings_seen += bound.len();
+        let names: Vec<String> = bound
+            .iter()
+            .filter(|n| self.triggers.waiting.contains_key(n.as_str()))
+            .cloned()
+            .collect();
+        for name in names {
+            if self.exists(&name) {
+                if let Some(places) = self.triggers.waiting.remove(name.as_str()) {
+                    self.triggers.ready.extend(places);
+                }
+            }
+        }
+    }
+
+    /// The next block due now: `at` blocks in time order, then `when` blocks, each in the
+    /// order its line came (an `at 0ms` block before every `when` block).
+    fn next_due_block(&mut self) -> Option<usize> {
+        self.look_at_new_documents();
+        let now = self.world.now();
+        loop {
+            let at = self
+                .triggers
+                .at
+                .first()
+                .filter(|(ms, _)| *ms <= now)
+                .map(|&(ms, i)| (ms, 0u8, i));
+            let when = self.triggers.ready.first().map(|&i| (0u64, 1u8, i));
+            let (_, kind, place) = at.into_iter().chain(when).min()?;
+            if kind == 0 {
+                self.triggers.at.pop_first();
+                return Some(place);
+            }
+            self.triggers.ready.pop_first();
+            // A name bound to a document, then to something else, waits again.
+            let block = self.triggers.blocks[place];
+            match awaited(block) {
+                Some(doc) if !self.exists(doc) => {
+                    self.triggers.waiting.entry(doc).or_default().insert(place);
+                }
+                _ => return Some(place),
+            }
+        }
+    }
+
     /// Runs the actions of every `at`/`when` block whose trigger holds now: `at` blocks in
     /// time order, then `when` blocks, each in the order its line came. A failing action is
     /// reported with its own line.
     pub(super) fn fire_due_triggers(&mut self) -> Result<bool, TriggerError> {
         let mut fired = false;
-        loop {
-            let now = self.world.now();
-            let due = self
-                .triggers
-                .iter()
-                .enumerate()
-                .filter_map(|(i, a)| match &a.kind {
-                    ActionKind::Trigger {
-                        when: Trigger::At(ms),
-                        ..
-                    } if *ms <= now => Some((*ms, 0, i)),
-                    ActionKind::Trigger {
-                        when: Trigger::Exists(doc),
-                        ..
-                    } if matches!(self.world.lookup(doc), Some(Value::Window(_))) => {
-                        Some((0, 1, i))
-                    }
-                    _ => None,
-                })
-                .min();
-            let Some((_, _, i)) = due else {
-                return Ok(fired);
-            };
-            let trigger = self.triggers.remove(i);
+        while let Some(place) = self.next_due_block() {
+            let trigger = self.triggers.blocks[place];
             fired = true;
             if let ActionKind::Trigger { when, actions } = &trigger.kind {
                 let what = match when {
@@ -68,20 +164,12 @@ impl<'a> SubtestRun<'a> {
                 }
             }
         }
+        Ok(fired)
     }
 
     /// The earliest `at` block still to come.
     pub fn next_at(&self) -> Option<u64> {
-        self.triggers
-            .iter()
-            .filter_map(|a| match &a.kind {
-                ActionKind::Trigger {
-                    when: Trigger::At(ms),
-                    ..
-                } => Some(*ms),
-                _ => None,
-            })
-            .min()
+        self.triggers.at.first().map(|&(ms, _)| ms)
     }
 
     /// When nothing can run now and an `at` block is due within `limit`, no later than the
