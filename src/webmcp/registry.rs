@@ -228,7 +228,7 @@ pub trait Registry: WebMcpHost {
                 // 15.1.2. Failure, or an origin that is not potentially trustworthy, rejects.
                 let origin = parsed
                     .ok()
-                    .map(|u| Origin::of_url(&u, &mut self.next_opaque))
+                    .map(|u| self.origin_of_url(&u))
                     .filter(Origin::is_potentially_trustworthy);
                 let Some(origin) = origin else {
                     return_rejected!(

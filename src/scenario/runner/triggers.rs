@@ -25,6 +25,17 @@ impl<'a> SubtestRun<'a> {
     /// Runs the actions of every `at`/`when` block whose trigger holds now: `at` blocks in
     /// time order, then `when` blocks, each in the order its line came. A failing action is
     /// reported with its own line.
+    /// Whether a `when DOC exists:` block would fire now.
+    pub(super) fn exists_trigger_due(&self) -> bool {
+        self.triggers.iter().any(|a| match &a.kind {
+            ActionKind::Trigger {
+                when: Trigger::Exists(doc),
+                ..
+            } => matches!(self.world.lookup(doc), Some(Value::Window(_))),
+            _ => false,
+        })
+    }
+
     pub(super) fn fire_due_triggers(&mut self) -> Result<bool, TriggerError> {
         let mut fired = false;
         loop {
