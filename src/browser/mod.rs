@@ -372,6 +372,7 @@ fn engine_side(
             max_seconds: Some(20.0),
             reduce: true,
             invariants: false,
+            ..ExploreOptions::default()
         },
         &Progress::default(),
     );
