@@ -30,7 +30,9 @@ pub struct Invariant {
 }
 
 /// Checks each of `keys` (enumerated without noting it) with `check`, each a check after the
-/// unit.
+/// unit. A check reads the same objects whatever their values (it decides nothing before it
+/// has read them all), which is what lets it leave a footprint alone when the unit changed
+/// none of them.
 fn each<K: Copy>(
     keys: impl FnOnce() -> Vec<K>,
     check: impl Fn(K) -> Result<(), Violation>,
@@ -69,10 +71,10 @@ pub const INVARIANTS: &[Invariant] = &[
                 |key| {
                     let pending = w.pending_tool_readiness_promises(key);
                     let ready = w.tools_ready(key);
+                    let label = &w.documents[key].label;
                     if ready != (pending == 0) {
                         return Err(Violation(format!(
-                            "{} has tools-ready {ready} with {pending} pending tool readiness promise(s)",
-                            w.documents[key].label
+                            "{label} has tools-ready {ready} with {pending} pending tool readiness promise(s)"
                         )));
                     }
                     Ok(())
@@ -123,11 +125,14 @@ pub const INVARIANTS: &[Invariant] = &[
             let mut out = each(
                 || w.webmcp().waiters.keys().collect(),
                 |key| {
+                    // Everything this check may read, read first (see `each`).
                     let waiter = &w.webmcp().waiters[key];
-                    if waiter.outcome.is_none() && !w.timers.contains_key(waiter.deadline) {
+                    let has_timer = w.timers.contains_key(waiter.deadline);
+                    let queue = w.parallel_queues.get(waiter.queue);
+                    if waiter.outcome.is_none() && !has_timer {
                         return Err("a waiting waiter has lost its deadline timer".into());
                     }
-                    let Some(queue) = w.parallel_queues.get(waiter.queue) else {
+                    let Some(queue) = queue else {
                         return Err("a waiter's parallel queue is gone".into());
                     };
                     let blocked = queue.state != QueueState::Ready

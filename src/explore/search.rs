@@ -70,6 +70,9 @@ impl Bits {
 
 /// A unit (or harness action) of the schedule being run.
 struct Event {
+    queue: Option<Queue>,
+    /// The world's last sequence number before and after it ran.
+    seqs: (u64, u64),
     footprint: Arc<Footprint>,
     /// The choice point it was chosen at (an index into the frames), if it was chosen.
     frame: Option<usize>,
@@ -82,6 +85,34 @@ struct Frame {
     queues: Vec<Queue>,
     /// Candidates to explore (races found later add to it).
     backtrack: Vec<bool>,
+}
+
+/// The sequence number of the first unit of a queue in a run's state, if it has one.
+fn front_seq(run: &SubtestRun, queue: Queue) -> Option<u64> {
+    use crate::host::parallel::QueueState;
+    use slotmap::KeyData;
+    let w = &run.world;
+    crate::host::shared::footprint::untracked(|| match queue {
+        Queue::Microtasks(l) => w
+            .event_loops
+            .get(KeyData::from_ffi(l).into())
+            .and_then(|el| el.microtasks.front().map(|m| m.seq)),
+        Queue::Tasks(l, source) => w
+            .event_loops
+            .get(KeyData::from_ffi(l).into())
+            .and_then(|el| el.queues[source as usize].front().map(|t| t.seq)),
+        Queue::Parallel(q) => w
+            .parallel_queues
+            .get(KeyData::from_ffi(q).into())
+            .and_then(|pq| match pq.state {
+                QueueState::Woken { seq } => Some(seq),
+                _ => pq.steps.front().map(|s| s.seq),
+            }),
+        Queue::Timer(t) => w
+            .timers
+            .get(KeyData::from_ffi(t).into())
+            .map(|timer| timer.seq),
+    })
 }
 
 /// For each queue, the union of the footprints of its units in a state's subtree.
@@ -224,7 +255,7 @@ impl Search<'_> {
                 if let Some(c) = &e.unit {
                     add_to_subtree(&mut segment, queue_of(c), &fp);
                 }
-                self.push_event(e.unit.as_ref().map(queue_of), fp, None);
+                self.push_event(e.unit.as_ref(), e.seqs, fp, None);
             }
         }
         let candidates = match next {
@@ -264,7 +295,8 @@ impl Search<'_> {
                     let (summary, subtree) = (e.summary.clone(), e.subtree.clone());
                     if self.partial_order {
                         for (q, f) in subtree.iter() {
-                            self.races(Some(*q), f, false);
+                            let front = front_seq(&run, *q);
+                            self.races(*q, front, f);
                         }
                     }
                     return Visit { summary, subtree };
@@ -336,12 +368,10 @@ impl Search<'_> {
             let mut child_sleep = Vec::new();
             if self.partial_order {
                 let mut events = child.take_events().into_iter();
-                let chosen = events.next();
-                let fp = Arc::new(
-                    chosen
-                        .map(|e| e.footprint)
-                        .unwrap_or_else(Footprint::everything),
-                );
+                let (fp, seqs) = match events.next() {
+                    Some(e) => (Arc::new(e.footprint), e.seqs),
+                    None => (Arc::new(Footprint::everything()), (0, 0)),
+                };
                 add_to_subtree(&mut subtree, queues[i], &fp);
                 child_sleep = sleep
                     .iter()
@@ -349,13 +379,13 @@ impl Search<'_> {
                     .filter(|(_, f)| !f.conflicts(&fp))
                     .cloned()
                     .collect();
-                self.push_event(Some(queues[i]), fp.clone(), Some(frame));
+                self.push_event(Some(&candidates[i]), seqs, fp.clone(), Some(frame));
                 explored.push((queues[i], fp));
                 // Whatever else the unit's step ran (none: the runner returns right after it).
                 for e in events {
                     let f = Arc::new(e.footprint);
                     child_sleep.retain(|(_, s)| !s.conflicts(&f));
-                    self.push_event(e.unit.as_ref().map(queue_of), f, None);
+                    self.push_event(e.unit.as_ref(), e.seqs, f, None);
                 }
             }
             let sub = self.visit(child, child_sleep);
@@ -397,43 +427,94 @@ impl Search<'_> {
     /// Adds a unit (or harness action) to the schedule being run, and finds its races.
     fn push_event(
         &mut self,
-        queue: Option<Queue>,
+        unit: Option<&Candidate>,
+        seqs: (u64, u64),
         footprint: Arc<Footprint>,
         frame: Option<usize>,
     ) {
-        let before = self.races(queue, &footprint, true);
+        let queue = unit.map(queue_of);
+        let before = match queue {
+            Some(q) => self.races(q, unit.map(|c| c.seq), &footprint),
+            // The harness acts on everything: every unit so far happens before it.
+            None => {
+                let mut all = Bits::default();
+                for i in 0..self.events.len() {
+                    all.insert(i);
+                }
+                all
+            }
+        };
         self.events.push(Event {
+            queue,
+            seqs,
             footprint,
             frame,
             before,
         });
     }
 
-    /// The races of a unit of `queue` with `footprint` that would come next in the schedule:
-    /// for each earlier unit dependent on it and not ordered before it through another, the
-    /// choice point before that unit is to try `queue` (or every candidate, if `queue` was not
-    /// one). Returns the units that happen before it.
-    fn races(&mut self, queue: Option<Queue>, footprint: &Footprint, keep: bool) -> Bits {
+    /// The races of a unit of `queue` with `footprint` that comes next in the schedule (or,
+    /// for the subtree of a merged state, could come: `seq` is then the sequence number of
+    /// the queue's first unit there, if it has one). Each earlier unit dependent on it, not
+    /// ordered before it through another unit, and not the one that made it runnable, is
+    /// a race; the choice point before that unit is to try a queue that starts the reversed
+    /// order (an initial of it, as source sets have it). Returns the units that happen
+    /// before it.
+    fn races(&mut self, queue: Queue, seq: Option<u64>, footprint: &Footprint) -> Bits {
         let mut covered = Bits::default();
+        let mut races: Vec<usize> = Vec::new();
         for i in (0..self.events.len()).rev() {
             let e = &self.events[i];
             if covered.contains(i) || !e.footprint.conflicts(footprint) {
                 continue;
             }
-            if let (Some(f), Some(q)) = (e.frame, queue) {
-                let frame = &mut self.frames[f];
-                match frame.queues.iter().position(|c| *c == q) {
-                    Some(j) => frame.backtrack[j] = true,
-                    None => frame.backtrack.iter_mut().for_each(|b| *b = true),
-                }
+            // A unit the earlier one made runnable cannot run before it.
+            let made_by_it = seq.is_some_and(|s| e.seqs.0 < s && s <= e.seqs.1);
+            if e.frame.is_some() && !made_by_it && e.queue != Some(queue) {
+                races.push(i);
             }
             covered.insert(i);
             covered.union(&self.events[i].before);
         }
-        if keep {
-            covered
-        } else {
-            Bits::default()
+        for i in races {
+            self.reverse(i, queue, &covered);
+        }
+        covered
+    }
+
+    /// Makes the choice point before unit `i` try a queue that starts the schedule in which
+    /// a unit of `queue` (whose predecessors are `before`) runs before it: the first units
+    /// among those after `i` that do not happen after it, and that nothing of those precedes.
+    fn reverse(&mut self, i: usize, queue: Queue, before: &Bits) {
+        let Some(f) = self.events[i].frame else {
+            return;
+        };
+        let after: Vec<usize> = (i + 1..self.events.len())
+            .filter(|k| !self.events[*k].before.contains(i))
+            .collect();
+        let mut initials: Vec<Queue> = Vec::new();
+        for (n, &k) in after.iter().enumerate() {
+            let e = &self.events[k];
+            if after[..n].iter().all(|k2| !e.before.contains(*k2)) {
+                if let Some(q) = e.queue {
+                    initials.push(q);
+                }
+            }
+        }
+        if after.iter().all(|k| !before.contains(*k)) {
+            initials.push(queue);
+        }
+        let frame = &mut self.frames[f];
+        let indices: Vec<usize> = initials
+            .iter()
+            .filter_map(|q| frame.queues.iter().position(|c| c == q))
+            .collect();
+        if indices.iter().any(|j| frame.backtrack[*j]) {
+            return;
+        }
+        match indices.first() {
+            Some(j) => frame.backtrack[*j] = true,
+            None => frame.backtrack.iter_mut().for_each(|b| *b = true),
         }
     }
 

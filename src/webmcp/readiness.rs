@@ -666,8 +666,9 @@ pub trait Readiness: WebMcpHost {
     /// a wait that has ended wakes its queue.
     ///
     /// Each waiter's condition is a check after the unit (`footprint::post_check`): it joins
-    /// the unit's footprint only when it ends the wait or reads what the unit changed. Which
-    /// waiters there are is not noted: a unit that adds one writes it, and so checks it.
+    /// the unit's footprint only when it ends the wait or reads what the unit changed, and it
+    /// reads the same objects whatever their values. Which waiters there are is not noted: a
+    /// unit that adds one writes it, and so checks it.
     fn check_waiters(&mut self) {
         let keys: Vec<WaiterKey> = footprint::untracked(|| {
             if self.webmcp().waiters.is_empty() {
@@ -678,6 +679,12 @@ pub trait Readiness: WebMcpHost {
         for key in keys {
             footprint::post_check(|| {
                 let w = &self.webmcp().waiters[key];
+                // A check after a unit reads the same objects whatever their values: the
+                // waiter, its traversable and its readiness, before deciding anything.
+                let _ = (
+                    self.navigables.get(w.traversable),
+                    self.index_says_ready(w.traversable),
+                );
                 let ended = match w.outcome {
                     Some(_) => None,
                     None => self.wait_condition(w),

@@ -15,7 +15,10 @@
 //!   condition, an invariant) keeps its accesses only when it changed something or read
 //!   something the unit itself changed. Otherwise its result is the one it had before the
 //!   unit ran, in any order of the units that did not change what it reads (see the
-//!   explorer's argument), so it adds nothing to the unit's footprint.
+//!   explorer's argument), so it adds nothing to the unit's footprint. For that, a check must
+//!   read the same objects whatever their values: it reads everything it may read before it
+//!   decides anything (a check that stopped at a value another unit wrote would leave that
+//!   unit's write out of the footprint of the unit after it).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -287,6 +287,9 @@ pub struct UnitEvent {
     /// The unit that ran (`None`: the harness acted between units, on everything).
     pub unit: Option<Candidate>,
     pub footprint: Footprint,
+    /// The world's last sequence number before and after it: the units it made runnable
+    /// have the numbers in between.
+    pub seqs: (u64, u64),
 }
 
 /// A check run after every unit: `Some(message)` when it does not hold.
@@ -370,9 +373,11 @@ impl<'a> SubtestRun<'a> {
     fn harness_event(&mut self) {
         if let Some(events) = self.events.as_mut() {
             if events.last().is_none_or(|e| e.unit.is_some()) {
+                let seq = self.world.seq;
                 events.push(UnitEvent {
                     unit: None,
                     footprint: Footprint::everything(),
+                    seqs: (seq, seq),
                 });
             }
         }
@@ -387,6 +392,7 @@ impl<'a> SubtestRun<'a> {
             self.unit_ran();
             return;
         }
+        let seq_before = self.world.seq;
         let (fires, mut fp) = footprint::record(|| {
             self.world.note_runnable(candidate.unit);
             self.world.run_unit(candidate, note);
@@ -401,6 +407,7 @@ impl<'a> SubtestRun<'a> {
             events.push(UnitEvent {
                 unit: Some(candidate),
                 footprint: fp,
+                seqs: (seq_before, self.world.seq),
             });
         }
     }
