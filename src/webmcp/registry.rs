@@ -761,11 +761,15 @@ pub trait Registry: WebMcpHost {
                 None => "Event".into(),
             }
         );
-        let count = &mut self.webmcp_mut().model_contexts[context].toolchanges_fired;
-        count.all += 1;
-        if let Some(r) = ready {
-            count.with_ready[usize::from(r)] += 1;
-        }
+        // A count for embedders watching the page: no unit reads it, so footprints leave it
+        // out (and the explorer's state does too).
+        crate::host::shared::footprint::untracked(|| {
+            let count = &mut self.webmcp_mut().model_contexts[context].toolchanges_fired;
+            count.all += 1;
+            if let Some(r) = ready {
+                count.with_ready[usize::from(r)] += 1;
+            }
+        });
         let event = match ready {
             Some(r) => Event {
                 event_type: "toolchange".into(),
