@@ -350,7 +350,6 @@ pub fn missing_required(coverage: &Coverage) -> Vec<String> {
         .collect()
 }
 
-/// Human-readable explorations.
 /// What an exploration's counts count, as its first line says it.
 fn counted_as(e: &crate::explore::Exploration) -> &'static str {
     match e.counted {
@@ -362,6 +361,7 @@ fn counted_as(e: &crate::explore::Exploration) -> &'static str {
     }
 }
 
+/// Human-readable explorations.
 pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[String]) -> String {
     let mut out = String::new();
     for e in results {

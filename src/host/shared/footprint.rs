@@ -124,9 +124,12 @@ impl Footprint {
 /// How many threads are recording now: the one check an access makes when none is.
 static RECORDING: AtomicUsize = AtomicUsize::new(0);
 
+/// The accesses noted in one scope, in the order they came.
+type Notes = Vec<(u64, Access)>;
+
 thread_local! {
     /// Open scopes, innermost last: `Some` notes, `None` is an untracked scope.
-    static SCOPES: RefCell<Vec<Option<Vec<(u64, Access)>>>> = const { RefCell::new(Vec::new()) };
+    static SCOPES: RefCell<Vec<Option<Notes>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Notes an access to an object, if this thread is recording.
