@@ -558,10 +558,8 @@ proptest! {
         prop_assert_eq!(same(&reduced), same(&reference), "under {}:\n{}", name, text);
     }
 
-    /// The same with navigations. Ignored: it finds an outcome the reduction loses (see
-    /// `a_navigation_racing_a_harness_resolve_keeps_every_outcome`).
+    /// The same with navigations, whose commits disable the old document's tasks.
     #[test]
-    #[ignore = "the reduction loses an outcome when a navigation races a harness task: see a_navigation_racing_a_harness_resolve_keeps_every_outcome"]
     fn generated_scenarios_with_navigations_have_the_same_outcomes_and_verdicts_reduced_as_naive(
         g in generated(true),
         which in 0..webmcp_ref::engine::profile::NAMED_PROFILES.len(),
@@ -596,10 +594,9 @@ proptest! {
 }
 
 /// Found by the generated scenarios: the navigation of the page commits before or after the
-/// harness's `resolve p1` task (a task of the old document, which the commit leaves not fully
-/// active); the reduction explores only the orders where the resolve runs first.
+/// harness's `resolve p1` task, a task of the old document, which the commit discards; the
+/// commit disables it, so the reduction must also run the resolve first.
 #[test]
-#[ignore = "the reduction loses this outcome today"]
 fn a_navigation_racing_a_harness_resolve_keeps_every_outcome() {
     let text = "title: t\nsubtest \"s\"\n  page top https://a.test/\n  task in top:\n    navigate top to https://a.test/next0 as n0\n  promise p1 in top\n  task in top:\n    top.waitForToolsUntil(p1)\n  resolve p1\n  run\n  expect top.toolsReady == true\n";
     let file = parse_file("t.scn", text).unwrap();

@@ -12,7 +12,7 @@ use super::{
 use crate::host::event_loop::{Candidate, UnitRef};
 use crate::host::shared::footprint::Footprint;
 use crate::scenario::ast::{ScenarioFile, Subtest};
-use crate::scenario::runner::{Next, SubtestRun};
+use crate::scenario::runner::{Next, SubtestRun, UnitEvent};
 use crate::scenario::RunOptions;
 
 /// A queue of units: what a unit is "the next unit of" (a task source of an event loop, an
@@ -78,6 +78,49 @@ struct Event {
     frame: Option<usize>,
     /// The events before it that happen before it.
     before: Bits,
+    /// The units it made runnable, and those it left unable to run (each by its queue and
+    /// sequence number): the difference between the runnable sets around it.
+    enabled: Vec<(Queue, u64)>,
+    disabled: Vec<(Queue, u64)>,
+    /// The units that could run just after it (a unit only): those a harness action that
+    /// follows it interrupts.
+    runnable_after: Vec<(Queue, u64)>,
+}
+
+/// A unit as the runnable sets name it: its queue and sequence number.
+fn ids(candidates: &[Candidate]) -> Vec<(Queue, u64)> {
+    candidates.iter().map(|c| (queue_of(c), c.seq)).collect()
+}
+
+/// What a unit did to the runnable set: the units it enabled and those it disabled (other
+/// than itself), from the sets just before and just after it.
+fn runnability_changes(event: &UnitEvent) -> (Vec<(Queue, u64)>, Vec<(Queue, u64)>) {
+    let Some(unit) = &event.unit else {
+        return (Vec::new(), Vec::new());
+    };
+    let me = (queue_of(unit), unit.seq);
+    let (before, after) = (ids(&event.runnable.0), ids(&event.runnable.1));
+    let enabled = after
+        .iter()
+        .filter(|u| !before.contains(u))
+        .copied()
+        .collect();
+    let disabled = before
+        .iter()
+        .filter(|u| **u != me && !after.contains(u))
+        .copied()
+        .collect();
+    (enabled, disabled)
+}
+
+/// Whether a sleeping unit of `queue` with `footprint` stays asleep when a unit with `fp`
+/// that disabled `disabled` runs: it must be independent of it, and still runnable.
+fn stays_asleep(
+    (queue, footprint): &(Queue, Arc<Footprint>),
+    fp: &Footprint,
+    disabled: &[(Queue, u64)],
+) -> bool {
+    !footprint.conflicts(fp) && !disabled.iter().any(|(q, _)| q == queue)
 }
 
 /// A choice point of the schedule being run.
@@ -249,13 +292,18 @@ impl Search<'_> {
         self.units += run.world.units_run() - before;
         let mut segment = Subtree::new();
         if self.partial_order {
-            for e in run.take_events() {
-                let fp = Arc::new(e.footprint);
-                sleep.retain(|(_, f)| !f.conflicts(&fp));
+            for mut e in run.take_events() {
+                let fp = Arc::new(std::mem::take(&mut e.footprint));
+                let disabled = runnability_changes(&e).1;
+                sleep.retain(|s| stays_asleep(s, &fp, &disabled));
                 if let Some(c) = &e.unit {
                     add_to_subtree(&mut segment, queue_of(c), &fp);
                 }
-                self.push_event(e.unit.as_ref(), e.seqs, fp, None);
+                // The units a harness action interrupts are raced as if they came next, with
+                // every footprint: so are they when a later path meets this state.
+                for q in self.push_event(&e, fp, None) {
+                    add_to_subtree(&mut segment, q, &Footprint::everything());
+                }
             }
         }
         let candidates = match next {
@@ -368,24 +416,29 @@ impl Search<'_> {
             let mut child_sleep = Vec::new();
             if self.partial_order {
                 let mut events = child.take_events().into_iter();
-                let (fp, seqs) = match events.next() {
-                    Some(e) => (Arc::new(e.footprint), e.seqs),
-                    None => (Arc::new(Footprint::everything()), (0, 0)),
-                };
+                let mut first = events.next().unwrap_or_else(|| UnitEvent {
+                    unit: Some(candidates[i]),
+                    footprint: Footprint::everything(),
+                    seqs: (0, 0),
+                    runnable: (candidates.clone(), Vec::new()),
+                });
+                let fp = Arc::new(std::mem::take(&mut first.footprint));
+                let disabled = runnability_changes(&first).1;
                 add_to_subtree(&mut subtree, queues[i], &fp);
                 child_sleep = sleep
                     .iter()
                     .chain(explored.iter())
-                    .filter(|(_, f)| !f.conflicts(&fp))
+                    .filter(|s| stays_asleep(s, &fp, &disabled))
                     .cloned()
                     .collect();
-                self.push_event(Some(&candidates[i]), seqs, fp.clone(), Some(frame));
+                self.push_event(&first, fp.clone(), Some(frame));
                 explored.push((queues[i], fp));
                 // Whatever else the unit's step ran (none: the runner returns right after it).
-                for e in events {
-                    let f = Arc::new(e.footprint);
-                    child_sleep.retain(|(_, s)| !s.conflicts(&f));
-                    self.push_event(e.unit.as_ref(), e.seqs, f, None);
+                for mut e in events {
+                    let f = Arc::new(std::mem::take(&mut e.footprint));
+                    let disabled = runnability_changes(&e).1;
+                    child_sleep.retain(|s| stays_asleep(s, &f, &disabled));
+                    self.push_event(&e, f, None);
                 }
             }
             let sub = self.visit(child, child_sleep);
@@ -424,19 +477,37 @@ impl Search<'_> {
         Visit { summary, subtree }
     }
 
-    /// Adds a unit (or harness action) to the schedule being run, and finds its races.
+    /// Adds a unit (or harness action) to the schedule being run, and finds its races: with
+    /// the units before it, and with each unit it disabled. For a harness action, returns the
+    /// queues of the units it interrupted.
     fn push_event(
         &mut self,
-        unit: Option<&Candidate>,
-        seqs: (u64, u64),
+        event: &UnitEvent,
         footprint: Arc<Footprint>,
         frame: Option<usize>,
-    ) {
+    ) -> Vec<Queue> {
+        let unit = event.unit.as_ref();
         let queue = unit.map(queue_of);
+        let mut interrupted = Vec::new();
         let before = match queue {
             Some(q) => self.races(q, unit.map(|c| c.seq), &footprint),
-            // The harness acts on everything: every unit so far happens before it.
+            // The harness acts on everything: every unit so far happens before it. Units that
+            // could run when it acted (it ended a `step`, or a block fired) do not run before
+            // it in this schedule, whichever they are: each is raced as if it ran next and
+            // touched everything, so that the schedules where it ran in another's place are
+            // explored too.
             None => {
+                let waiting = self
+                    .events
+                    .last()
+                    .filter(|e| e.queue.is_some())
+                    .map(|e| e.runnable_after.clone())
+                    .unwrap_or_default();
+                let everything = Footprint::everything();
+                for (q, seq) in waiting {
+                    self.races(q, Some(seq), &everything);
+                    interrupted.push(q);
+                }
                 let mut all = Bits::default();
                 for i in 0..self.events.len() {
                     all.insert(i);
@@ -444,13 +515,29 @@ impl Search<'_> {
                 all
             }
         };
+        let (enabled, disabled) = runnability_changes(event);
+        let index = self.events.len();
         self.events.push(Event {
             queue,
-            seqs,
+            seqs: event.seqs,
             footprint,
             frame,
             before,
+            enabled,
+            disabled: disabled.clone(),
+            runnable_after: if queue.is_some() {
+                ids(&event.runnable.1)
+            } else {
+                Vec::new()
+            },
         });
+        // A unit it disabled is dependent with it: the choice point before it is to try the
+        // disabled unit first (it was runnable there). A unit run without a choice was the only
+        // one runnable, so it disabled none.
+        for (q, _) in disabled {
+            self.reverse(index, q, &Bits::default());
+        }
+        interrupted
     }
 
     /// The races of a unit of `queue` with `footprint` that comes next in the schedule (or,
@@ -465,11 +552,17 @@ impl Search<'_> {
         let mut races: Vec<usize> = Vec::new();
         for i in (0..self.events.len()).rev() {
             let e = &self.events[i];
-            if covered.contains(i) || !e.footprint.conflicts(footprint) {
+            let unit = seq.map(|s| (queue, s));
+            // Enabling and disabling order two units whatever their footprints say.
+            let enabled_it = unit.is_some_and(|u| e.enabled.contains(&u));
+            let disabled_it = unit.is_some_and(|u| e.disabled.contains(&u));
+            if covered.contains(i)
+                || !(enabled_it || disabled_it || e.footprint.conflicts(footprint))
+            {
                 continue;
             }
             // A unit the earlier one made runnable cannot run before it.
-            let made_by_it = seq.is_some_and(|s| e.seqs.0 < s && s <= e.seqs.1);
+            let made_by_it = enabled_it || seq.is_some_and(|s| e.seqs.0 < s && s <= e.seqs.1);
             if e.frame.is_some() && !made_by_it && e.queue != Some(queue) {
                 races.push(i);
             }

@@ -290,6 +290,10 @@ pub struct UnitEvent {
     /// The world's last sequence number before and after it: the units it made runnable
     /// have the numbers in between.
     pub seqs: (u64, u64),
+    /// The units that could run just before it and just after it (a harness action: none
+    /// told; the explorer takes the set after the unit before it). What it enabled and
+    /// disabled is the difference, whatever the footprints say.
+    pub runnable: (Vec<Candidate>, Vec<Candidate>),
 }
 
 /// A check run after every unit: `Some(message)` when it does not hold.
@@ -378,6 +382,7 @@ impl<'a> SubtestRun<'a> {
                     unit: None,
                     footprint: Footprint::everything(),
                     seqs: (seq, seq),
+                    runnable: (Vec::new(), Vec::new()),
                 });
             }
         }
@@ -393,6 +398,7 @@ impl<'a> SubtestRun<'a> {
             return;
         }
         let seq_before = self.world.seq;
+        let runnable_before = footprint::untracked(|| self.world.candidates());
         let (fires, mut fp) = footprint::record(|| {
             self.world.note_runnable(candidate.unit);
             self.world.run_unit(candidate, note);
@@ -403,11 +409,13 @@ impl<'a> SubtestRun<'a> {
             footprint::post_check(|| self.exists_trigger_due())
         });
         fp.global |= fires;
+        let runnable_after = footprint::untracked(|| self.world.candidates());
         if let Some(events) = self.events.as_mut() {
             events.push(UnitEvent {
                 unit: Some(candidate),
                 footprint: fp,
                 seqs: (seq_before, self.world.seq),
+                runnable: (runnable_before, runnable_after),
             });
         }
     }
