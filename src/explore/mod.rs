@@ -54,15 +54,33 @@
 //! sequence numbers, which only name objects and order candidates) and the unit number a
 //! finding records; no outcome reads those (an outcome is the names, values, log,
 //! observations, findings' steps and messages the scenario sees), and the engine never
-//! iterates an arena where the order of its elements would change what a unit does. A unit
-//! that was runnable stays runnable when an independent one runs (what makes it runnable is
-//! in its footprint).
+//! iterates an arena where the order of its elements would change what a unit does.
+//!
+//! **Enabling and disabling.** Commuting also needs that a unit runnable before an
+//! independent one runs is still runnable after it, and the same unit. Footprints cannot be
+//! trusted to say so (a commit discards the old document's tasks without those tasks ever
+//! running, so no footprint of theirs is ever met), so the runner records the runnable set
+//! (each unit by its queue and sequence number) just before and just after every unit, and
+//! the difference decides, whatever kind of unit it was: a unit that *disabled* another
+//! (runnable before it, gone after it) is dependent with it, and since the disabled unit
+//! was runnable at the choice point before the disabler, that choice point is to try it
+//! first; a unit that *enabled* another is dependent with it and happens before it, and the
+//! two are not a race (the other cannot run first). A sleeping unit that is disabled wakes
+//! (its queue may offer another unit next). A unit run without a choice was the only one
+//! runnable, so it disabled none. The harness's actions change runnability too: one that
+//! comes while units could run (a `step` ends, a block fires) is a point fixed by the count
+//! of units, not by which ran, so each unit that could run then is raced as if it ran next
+//! and touched everything (and kept so in the state's summary for merging, below). With
+//! these, independent units do commute: neither changes the other's runnability, and each
+//! does the same from either order.
 //!
 //! **The search** is dynamic partial-order reduction with sleep sets (Flanagan and
 //! Godefroid, POPL 2005; Godefroid's sleep sets): along the schedule being run, each unit's
 //! happens-before set is kept as a bit set, and for every pair of dependent units that are
 //! not ordered through others (a race) the explorer adds, at the choice point before the
-//! first, the second's queue if it was runnable there, or else every candidate. A candidate
+//! first, the second's queue if it was runnable there, or else every candidate (and for a
+//! unit that disabled another, the disabled unit's queue at the choice point before it). A
+//! candidate
 //! explored at a choice point sleeps in its siblings' subtrees until a unit dependent on it
 //! runs. Every schedule is then equivalent (by swapping adjacent independent units) to one
 //! the search runs: its final state is the same up to names, so its outcome is one the search
