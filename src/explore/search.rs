@@ -80,21 +80,23 @@ struct Event {
     before: Bits,
     /// The units it made runnable, and those it left unable to run (each by its queue and
     /// sequence number): the difference between the runnable sets around it.
-    enabled: Vec<(Queue, u64)>,
-    disabled: Vec<(Queue, u64)>,
+    enabled: Vec<UnitId>,
+    disabled: Vec<UnitId>,
     /// The units that could run just after it (a unit only): those a harness action that
     /// follows it interrupts.
-    runnable_after: Vec<(Queue, u64)>,
+    runnable_after: Vec<UnitId>,
 }
 
 /// A unit as the runnable sets name it: its queue and sequence number.
-fn ids(candidates: &[Candidate]) -> Vec<(Queue, u64)> {
+type UnitId = (Queue, u64);
+
+fn ids(candidates: &[Candidate]) -> Vec<UnitId> {
     candidates.iter().map(|c| (queue_of(c), c.seq)).collect()
 }
 
 /// What a unit did to the runnable set: the units it enabled and those it disabled (other
 /// than itself), from the sets just before and just after it.
-fn runnability_changes(event: &UnitEvent) -> (Vec<(Queue, u64)>, Vec<(Queue, u64)>) {
+fn runnability_changes(event: &UnitEvent) -> (Vec<UnitId>, Vec<UnitId>) {
     let Some(unit) = &event.unit else {
         return (Vec::new(), Vec::new());
     };
@@ -118,7 +120,7 @@ fn runnability_changes(event: &UnitEvent) -> (Vec<(Queue, u64)>, Vec<(Queue, u64
 fn stays_asleep(
     (queue, footprint): &(Queue, Arc<Footprint>),
     fp: &Footprint,
-    disabled: &[(Queue, u64)],
+    disabled: &[UnitId],
 ) -> bool {
     !footprint.conflicts(fp) && !disabled.iter().any(|(q, _)| q == queue)
 }
