@@ -395,4 +395,111 @@ fn the_memory_budget_stops_the_explorer_with_exit_3_and_what_it_found() {
     assert!(err.contains("near its memory budget (--max-memory 64 MiB)"), "{err}");
     assert!(out.contains("INCOMPLETE"), "{out}");
     assert!(out.contains("distinct outcome(s)"), "{out}");
+
+/// A child that waits for a promise nobody settles, and an observation of the page that may
+/// run before or after the child's task: two outcomes.
+const RACY: &str = "title: t\nsubtest \"racy\"\n  page top https://a.test/\n  frame child in top https://b.test/ allow=\"tools *\"\n  promise p in child\n  task in child: child.waitForToolsUntil(p)\n  observe top as o\n  run\n  expect o => timed-out\n";
+
+/// Three frames each waiting for a promise settled from a timer, an observation and a
+/// registration: a few thousand states.
+const THREE_FRAMES: &str = "title: t\nsubtest \"three frames\"\n  page top https://a.test/\n  frame b in top https://b.test/ allow=\"tools *\"\n  frame c in top https://c.test/ allow=\"tools *\"\n  frame d in top https://d.test/ allow=\"tools *\"\n  promise pb in b\n  promise pc in c\n  promise pd in d\n  task in b:\n    b.waitForToolsUntil(pb)\n    after 0ms: resolve pb\n  task in c:\n    c.waitForToolsUntil(pc)\n    after 0ms: resolve pc\n  task in d:\n    d.waitForToolsUntil(pd)\n    after 0ms: resolve pd\n  observe top as o\n  task in top: top.registerTool({name: \"x\", description: \"d\", execute: returns(1)})\n  run\n";
+
+#[test]
+fn explore_rejects_a_time_budget_that_is_not_a_finite_positive_number_of_seconds() {
+    let path = scratch("explore-seconds.scn", PASSING);
+    for bad in ["inf", "1e19", "1e400", "NaN", "-1", "0", "soon"] {
+        let (code, out, err) = webmcp_ref(&["explore", &path, "--max-seconds", bad]);
+        assert_eq!(code, 2, "--max-seconds {bad}: {out}{err}");
+        assert!(
+            err.contains("--max-seconds") && err.contains(bad),
+            "--max-seconds {bad}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let (code, out, err) = webmcp_ref(&["explore", &path, "--max-seconds", "30"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn explore_rejects_zero_threads() {
+    let path = scratch("explore-threads.scn", PASSING);
+    let (code, _, err) = webmcp_ref(&["explore", &path, "--threads", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--threads"), "{err}");
+}
+
+#[test]
+fn explore_stops_cleanly_at_its_memory_budget_with_a_partial_report() {
+    let path = scratch("explore-memory.scn", THREE_FRAMES);
+    let (code, out, err) = webmcp_ref(&["explore", &path, "--max-memory", "1K"]);
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(out.contains("INCOMPLETE"), "{out}");
+    assert!(out.contains("stopped by --max-memory"), "{out}");
+    assert!(out.contains("distinct outcome(s)"), "{out}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn explore_with_a_budget_of_one_schedule_is_complete_on_a_subtest_of_one_schedule() {
+    let one = scratch(
+        "explore-one.scn",
+        "title: t\nsubtest \"one\"\n  page top https://a.test/\n  task in top: log \"a\"\n  run\n  expect log == [\"a\"]\n",
+    );
+    let (code, out, err) = webmcp_ref(&["explore", &one, "--max-schedules", "1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("PASS"), "{out}");
+    // A subtest of two schedules is not.
+    let racy = scratch("explore-one-racy.scn", RACY);
+    let (code, out, _) = webmcp_ref(&["explore", &racy, "--max-schedules", "1"]);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("stopped by --max-schedules"), "{out}");
+}
+
+#[test]
+fn explore_says_what_its_counts_count() {
+    let racy = scratch("explore-counts.scn", RACY);
+    let (_, reduced, _) = webmcp_ref(&["explore", &racy]);
+    assert!(reduced.contains("traces explored"), "{reduced}");
+    assert!(reduced.contains("2 distinct outcome(s)"), "{reduced}");
+    let (_, merged, _) = webmcp_ref(&["explore", &racy, "--no-partial-order"]);
+    assert!(merged.contains("schedules (every one, exactly)"), "{merged}");
+    let (_, sampled, _) = webmcp_ref(&["explore", &racy, "--random", "5"]);
+    assert!(sampled.contains("schedules sampled"), "{sampled}");
+}
+
+/// Each outcome of `explore --random` or `--pct` has a token that `run --schedule` replays to
+/// the same verdict; the report gives the seed back, and the same seed draws the same runs.
+#[test]
+fn random_and_pct_report_every_outcome_with_a_replayable_token_and_the_seed() {
+    let racy = scratch("explore-sampled.scn", RACY);
+    for mode in [
+        vec!["--random", "40", "--seed", "7"],
+        vec!["--pct", "2", "--random", "40", "--seed", "3"],
+    ] {
+        let mut args = vec!["explore", racy.as_str(), "--format", "json"];
+        args.extend(&mode);
+        let (code, out, err) = webmcp_ref(&args);
+        assert_eq!(code, 1, "{mode:?}: the failing order is found: {out}{err}");
+        let again = webmcp_ref(&args).1;
+        assert_eq!(out, again, "{mode:?}: the same seed draws the same runs");
+        let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let e = &report[0];
+        assert_eq!(e["counted"], "samples");
+        let seed: u64 = mode[mode.len() - 1].parse().unwrap();
+        assert_eq!(e["seed"], seed, "{mode:?}");
+        let outcomes = e["outcomes"].as_array().unwrap();
+        assert_eq!(outcomes.len(), 2, "{mode:?}: {out}");
+        let total: u64 = outcomes.iter().map(|o| o["schedules"].as_u64().unwrap()).sum();
+        assert_eq!(total, 40);
+        for o in outcomes {
+            let token = o["schedule"].as_str().unwrap();
+            let (code, out, err) = webmcp_ref(&["run", &racy, "--schedule", token]);
+            let expected = if o["status"] == "PASS" { 0 } else { 1 };
+            assert_eq!(code, expected, "{mode:?}: --schedule {token}: {out}{err}");
+        }
+        let mut human = vec!["explore", racy.as_str()];
+        human.extend(&mode);
+        let (_, text, _) = webmcp_ref(&human);
+        assert!(text.contains(&format!("(seed {seed})")), "{text}");
+    }
 }

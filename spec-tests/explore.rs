@@ -1,10 +1,16 @@
-//! The explorer: the reduction loses no outcome, results do not depend on the number of
-//! threads, budgets make a report incomplete, and a counterexample token replays the failure.
+//! The explorer: the reduction loses no outcome (checked against the naive enumeration on
+//! every bundled subtest under every named profile, and on generated scenarios), results do
+//! not depend on the number of threads, budgets make a report incomplete, and a
+//! counterexample token replays the failure.
 
 use std::collections::BTreeMap;
 
+use proptest::prelude::*;
+
 use webmcp_ref::engine::profile::Profile;
-use webmcp_ref::explore::{explore_all, explore_subtest, Exploration, ExploreOptions, Progress};
+use webmcp_ref::explore::{
+    explore_all, explore_subtest, Counted, Exploration, ExploreOptions, Progress,
+};
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
 use webmcp_ref::scenario::{parse_file, run_file, RunOptions, ScenarioFile, Status};
@@ -68,6 +74,38 @@ fn options(profile: &str, reduce: bool) -> ExploreOptions {
     }
 }
 
+fn merging(profile: &str) -> ExploreOptions {
+    ExploreOptions {
+        partial_order: false,
+        ..options(profile, true)
+    }
+}
+
+/// What must not depend on the search: the set of outcomes, and each expectation's verdict
+/// with the values it saw and the permitted orders it did not see.
+type Same = (
+    std::collections::BTreeSet<String>,
+    Vec<(u32, bool, Vec<String>, Vec<String>)>,
+);
+
+fn same(e: &Exploration) -> Same {
+    let outcomes = e
+        .outcomes
+        .iter()
+        .map(|o| format!("{} {:?} {:?}", o.status, o.values, o.messages))
+        .collect();
+    let verdicts = e
+        .expectations
+        .iter()
+        .map(|v| {
+            let mut seen = v.seen.clone();
+            seen.sort();
+            (v.line, v.holds, seen, v.unreached.clone())
+        })
+        .collect();
+    (outcomes, verdicts)
+}
+
 /// Outcome -> number of schedules reaching it.
 fn outcomes(e: &Exploration) -> BTreeMap<String, u128> {
     e.outcomes
@@ -82,25 +120,25 @@ fn outcomes(e: &Exploration) -> BTreeMap<String, u128> {
 }
 
 #[test]
-fn the_reduction_finds_the_same_outcomes_with_the_same_counts_as_the_naive_enumeration() {
+fn merging_counts_every_schedule_and_the_reduction_finds_every_outcome_of_the_naive_enumeration() {
     let file = file();
     let progress = Progress::default();
     for profile in ["spec", "chromium-pr373", "coalesced-registry", "literal"] {
         for subtest in &file.subtests {
             let reduced = explore_subtest(&file, subtest, &options(profile, true), &progress);
+            let merging = explore_subtest(&file, subtest, &merging(profile), &progress);
             let naive = explore_subtest(&file, subtest, &options(profile, false), &progress);
-            assert!(reduced.complete && naive.complete);
-            assert_eq!(
-                outcomes(&reduced),
-                outcomes(&naive),
-                "{} under {profile}",
-                subtest.name
-            );
-            assert_eq!(reduced.schedules, naive.schedules, "{}", subtest.name);
+            assert!(reduced.complete && merging.complete && naive.complete);
+            let what = format!("{} under {profile}", subtest.name);
+            assert_eq!(outcomes(&merging), outcomes(&naive), "{what}");
+            assert_eq!(merging.schedules, naive.schedules, "{what}");
+            assert_eq!(merging.counted, Counted::Schedules);
+            assert_eq!(reduced.counted, Counted::Traces);
+            assert_eq!(same(&reduced), same(&naive), "{what}");
+            assert!(reduced.schedules <= naive.schedules, "{what}");
             assert!(
-                reduced.states <= naive.states,
-                "{}: the reduction explored more states",
-                subtest.name
+                reduced.states <= merging.states,
+                "{what}: the reduction explored more states"
             );
         }
     }
@@ -269,4 +307,326 @@ subtest "two loops"
     assert!(!by_line[&10], "no schedule reaches [\"neither\"]");
     let v = e.expectations.iter().find(|v| v.line == 10).unwrap();
     assert_eq!(v.unreached, vec![r#"["neither"]"#.to_string()]);
+}
+
+/// The search the reduction is checked against: the naive enumeration, or, where it does not
+/// end within `NAIVE_SCHEDULES` schedules, merging states alone (the same schedules, each
+/// state explored once; checked equal to the naive one where both end).
+fn reference(naive: Exploration, merging: Exploration) -> Exploration {
+    if naive.complete {
+        assert_eq!(
+            outcomes(&naive),
+            outcomes(&merging),
+            "{} :: {} [{}]: merging against naive",
+            naive.file,
+            naive.subtest,
+            naive.profile
+        );
+        naive
+    } else {
+        merging
+    }
+}
+
+/// Enough for every small bundled subtest to be enumerated naively, in a debug build too.
+const NAIVE_SCHEDULES: u64 = 3_000;
+
+fn naive(profile: Profile) -> ExploreOptions {
+    ExploreOptions {
+        profile,
+        reduce: false,
+        max_schedules: Some(NAIVE_SCHEDULES),
+        ..ExploreOptions::default()
+    }
+}
+
+fn bundled(folder: &str) -> Vec<ScenarioFile> {
+    use webmcp_ref::scenario::suite::{discover, load};
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(folder);
+    discover(&[root])
+        .unwrap()
+        .iter()
+        .map(|p| load(p).unwrap())
+        .collect()
+}
+
+/// Every bundled scenario (wpt-mirror/, served/, and the export goldens, some of which fail
+/// on purpose) under every named profile: the reduced exploration finds the same outcomes
+/// and verdicts as the naive one, and every subtest of wpt-mirror/ and served/ passes.
+#[test]
+fn every_bundled_subtest_under_every_profile_has_the_same_outcomes_and_verdicts_reduced() {
+    use webmcp_ref::engine::profile::NAMED_PROFILES;
+    let mut files = bundled("wpt-mirror");
+    files.extend(bundled("served"));
+    let must_pass = files.len();
+    files.extend(bundled("spec-tests/golden/export"));
+    let profiles: Vec<Profile> = NAMED_PROFILES
+        .iter()
+        .map(|p| Profile::named(p.name).unwrap())
+        .collect();
+    let search = |make: &dyn Fn(Profile) -> ExploreOptions| {
+        let opts: Vec<ExploreOptions> = profiles.iter().cloned().map(make).collect();
+        explore_all(&files, &opts, 2, &Progress::default())
+    };
+    let reduced = search(&|profile| ExploreOptions {
+        profile,
+        ..ExploreOptions::default()
+    });
+    let merged = search(&|profile| ExploreOptions {
+        profile,
+        partial_order: false,
+        ..ExploreOptions::default()
+    });
+    let naive = search(&naive);
+    let pass: std::collections::BTreeSet<&str> = files[..must_pass]
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    let mut naive_complete = 0;
+    for ((r, m), n) in reduced.into_iter().zip(merged).zip(naive) {
+        let what = format!("{} :: {} [{}]", r.file, r.subtest, r.profile);
+        assert!(r.complete && m.complete, "{what}: incomplete");
+        naive_complete += usize::from(n.complete);
+        let reference = reference(n, m);
+        assert_eq!(same(&r), same(&reference), "{what}");
+        if pass.contains(r.file.as_str()) && r.not_run.is_none() {
+            assert!(r.passed(), "{what}: fails when explored");
+        }
+    }
+    assert!(naive_complete > 0);
+}
+
+/// A generated scenario: frames of the page, and tasks that wait for promises settled from
+/// timers or by the harness, register tools (with a signal or not), abort, log, navigate and
+/// remove frames, with an observation of the page among them.
+#[derive(Clone, Debug)]
+struct Generated {
+    /// For each frame: cross-origin, and allowed to use "tools".
+    frames: Vec<(bool, bool)>,
+    ops: Vec<Op>,
+    /// Where among the operations the observation is made, if it is.
+    observe_at: Option<usize>,
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// `waitForToolsUntil(p)`, and `p` resolved from a timer of this many ms (or, `None`, by a
+    /// task of the harness afterwards).
+    Wait { doc: usize, timer: Option<u8> },
+    Register { doc: usize, signal: bool },
+    Abort { doc: usize },
+    Log { doc: usize, timer: Option<u8> },
+    Navigate { doc: usize },
+    Remove { frame: usize },
+}
+
+fn generated(navigations: bool) -> impl Strategy<Value = Generated> {
+    let frames = prop::collection::vec((any::<bool>(), any::<bool>()), 0..=2);
+    let doc = 0usize..3;
+    let timer = prop::option::of(prop_oneof![Just(0u8), Just(10u8)]);
+    let op = prop_oneof![
+        3 => (doc.clone(), timer.clone()).prop_map(|(doc, timer)| Op::Wait { doc, timer }),
+        2 => (doc.clone(), any::<bool>()).prop_map(|(doc, signal)| Op::Register { doc, signal }),
+        1 => doc.clone().prop_map(|doc| Op::Abort { doc }),
+        2 => (doc.clone(), timer).prop_map(|(doc, timer)| Op::Log { doc, timer }),
+        u32::from(navigations) => doc.prop_map(|doc| Op::Navigate { doc }),
+        1 => (0usize..2).prop_map(|frame| Op::Remove { frame }),
+    ];
+    (
+        frames,
+        prop::collection::vec(op, 1..=3),
+        prop::option::of(0usize..4),
+    )
+        .prop_map(|(frames, ops, observe_at)| Generated {
+            frames,
+            ops,
+            observe_at,
+        })
+}
+
+impl Generated {
+    fn text(&self) -> String {
+        let docs: Vec<String> = std::iter::once("top".to_string())
+            .chain((0..self.frames.len()).map(|i| format!("f{i}")))
+            .collect();
+        let doc = |i: usize| docs[i % docs.len()].clone();
+        let mut lines = vec![
+            "title: generated".to_string(),
+            "subtest \"generated\"".into(),
+            "  page top https://a.test/".into(),
+        ];
+        for (i, (cross, allow)) in self.frames.iter().enumerate() {
+            let origin = if *cross { format!("b{i}") } else { "a".into() };
+            let allow = if *allow { " allow=\"tools *\"" } else { "" };
+            lines.push(format!(
+                "  frame f{i} in top https://{origin}.test/f{i}{allow}"
+            ));
+        }
+        for d in &docs {
+            lines.push(format!("  controller c{d} in {d}"));
+        }
+        let mut later = Vec::new();
+        let mut removed = vec![false; self.frames.len()];
+        for (k, op) in self.ops.iter().enumerate() {
+            if self.observe_at == Some(k) {
+                lines.push("  observe top as o".into());
+            }
+            match op {
+                Op::Wait { doc: d, timer } => {
+                    let d = doc(*d);
+                    lines.push(format!("  promise p{k} in {d}"));
+                    lines.push(format!("  task in {d}:"));
+                    lines.push(format!("    {d}.waitForToolsUntil(p{k})"));
+                    match timer {
+                        Some(ms) => lines.push(format!("    after {ms}ms: resolve p{k}")),
+                        None => later.push(format!("  resolve p{k}")),
+                    }
+                }
+                Op::Register { doc: d, signal } => {
+                    let d = doc(*d);
+                    let signal = if *signal {
+                        format!(", {{signal: c{d}.signal}}")
+                    } else {
+                        String::new()
+                    };
+                    lines.push(format!("  task in {d}: {d}.registerTool({{name: \"t{k}\", description: \"d\", execute: returns(1)}}{signal})"));
+                }
+                Op::Abort { doc: d } => {
+                    let d = doc(*d);
+                    lines.push(format!("  task in {d}: c{d}.abort()"));
+                }
+                Op::Log { doc: d, timer } => {
+                    let d = doc(*d);
+                    match timer {
+                        Some(ms) => {
+                            lines.push(format!("  task in {d}:"));
+                            lines.push(format!("    after {ms}ms: log \"{d} {k}\""));
+                        }
+                        None => lines.push(format!("  task in {d}: log \"{d} {k}\"")),
+                    }
+                }
+                Op::Navigate { doc: d } => {
+                    let d = doc(*d);
+                    lines.push(format!("  task in {d}:"));
+                    lines.push(format!(
+                        "    navigate {d} to https://a.test/next{k} as n{k}"
+                    ));
+                }
+                Op::Remove { frame } => {
+                    if let Some(r) = removed.get_mut(*frame).filter(|r| !**r) {
+                        *r = true;
+                        lines.push(format!("  remove f{frame}"));
+                    }
+                }
+            }
+        }
+        if self.observe_at.is_some_and(|k| k >= self.ops.len()) {
+            lines.push("  observe top as o".into());
+        }
+        lines.extend(later);
+        lines.push("  run".into());
+        lines.push("  expect top.toolsReady == true".into());
+        if self.observe_at.is_some() {
+            lines.push("  expect o => ready".into());
+            lines.push("  expect sometimes o => timed-out".into());
+        }
+        lines.join("\n") + "\n"
+    }
+}
+
+/// The budgets of one generated case, in schedules run to their end: the naive enumeration
+/// (beyond it, merging is the reference), and the other two searches (beyond it, the case is
+/// dropped).
+const GENERATED_NAIVE_SCHEDULES: u64 = 500;
+const GENERATED_SCHEDULES: u64 = 2_000;
+
+proptest! {
+    #![proptest_config(proptest::test_runner::Config {
+        cases: 24,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    })]
+
+    /// Generated scenarios under a random named profile: the reduced exploration finds the
+    /// same outcomes and verdicts as the naive one.
+    #[test]
+    fn generated_scenarios_have_the_same_outcomes_and_verdicts_reduced_as_naive(
+        g in generated(false),
+        which in 0..webmcp_ref::engine::profile::NAMED_PROFILES.len(),
+    ) {
+        let text = g.text();
+        let file = parse_file("generated.scn", &text)
+            .unwrap_or_else(|e| panic!("a generated scenario parses: {e}\n{text}"));
+        let name = webmcp_ref::engine::profile::NAMED_PROFILES[which].name;
+        let profile = Profile::named(name).unwrap();
+        let progress = Progress::default();
+        let subtest = &file.subtests[0];
+        let reduced = explore_subtest(&file, subtest, &ExploreOptions {
+            profile: profile.clone(),
+            max_schedules: Some(GENERATED_SCHEDULES),
+            ..ExploreOptions::default()
+        }, &progress);
+        let m = explore_subtest(&file, subtest, &ExploreOptions {
+            profile: profile.clone(),
+            partial_order: false,
+            max_schedules: Some(GENERATED_SCHEDULES),
+            ..ExploreOptions::default()
+        }, &progress);
+        let n = explore_subtest(&file, subtest, &ExploreOptions {
+            max_schedules: Some(GENERATED_NAIVE_SCHEDULES),
+            ..naive(profile)
+        }, &progress);
+        // A scenario too large for the budget says nothing either way.
+        prop_assume!(reduced.complete && m.complete);
+        let reference = reference(n, m);
+        prop_assert_eq!(same(&reduced), same(&reference), "under {}:\n{}", name, text);
+    }
+
+    /// The same with navigations, whose commits disable the old document's tasks.
+    #[test]
+    fn generated_scenarios_with_navigations_have_the_same_outcomes_and_verdicts_reduced_as_naive(
+        g in generated(true),
+        which in 0..webmcp_ref::engine::profile::NAMED_PROFILES.len(),
+    ) {
+        let text = g.text();
+        let file = parse_file("generated.scn", &text)
+            .unwrap_or_else(|e| panic!("a generated scenario parses: {e}\n{text}"));
+        let name = webmcp_ref::engine::profile::NAMED_PROFILES[which].name;
+        let profile = Profile::named(name).unwrap();
+        let progress = Progress::default();
+        let subtest = &file.subtests[0];
+        let reduced = explore_subtest(&file, subtest, &ExploreOptions {
+            profile: profile.clone(),
+            max_schedules: Some(GENERATED_SCHEDULES),
+            ..ExploreOptions::default()
+        }, &progress);
+        let m = explore_subtest(&file, subtest, &ExploreOptions {
+            profile: profile.clone(),
+            partial_order: false,
+            max_schedules: Some(GENERATED_SCHEDULES),
+            ..ExploreOptions::default()
+        }, &progress);
+        let n = explore_subtest(&file, subtest, &ExploreOptions {
+            max_schedules: Some(GENERATED_NAIVE_SCHEDULES),
+            ..naive(profile)
+        }, &progress);
+        // A scenario too large for the budget says nothing either way.
+        prop_assume!(reduced.complete && m.complete);
+        let reference = reference(n, m);
+        prop_assert_eq!(same(&reduced), same(&reference), "under {}:\n{}", name, text);
+    }
+}
+
+/// Found by the generated scenarios: the navigation of the page commits before or after the
+/// harness's `resolve p1` task, a task of the old document, which the commit discards; the
+/// commit disables it, so the reduction must also run the resolve first.
+#[test]
+fn a_navigation_racing_a_harness_resolve_keeps_every_outcome() {
+    let text = "title: t\nsubtest \"s\"\n  page top https://a.test/\n  task in top:\n    navigate top to https://a.test/next0 as n0\n  promise p1 in top\n  task in top:\n    top.waitForToolsUntil(p1)\n  resolve p1\n  run\n  expect top.toolsReady == true\n";
+    let file = parse_file("t.scn", text).unwrap();
+    for profile in ["spec", "coalesced-readiness"] {
+        let reduced = explore_subtest(&file, &file.subtests[0], &options(profile, true), &Progress::default());
+        let naive = explore_subtest(&file, &file.subtests[0], &options(profile, false), &Progress::default());
+        assert_eq!(same(&reduced), same(&naive), "{profile}");
+    }
 }

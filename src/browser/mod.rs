@@ -428,6 +428,7 @@ fn engine_side(file: &ScenarioFile, profile: &Profile) -> EngineSides {
             max_seconds: Some(20.0),
             reduce: true,
             invariants: false,
+            ..ExploreOptions::default()
         },
         &Progress::default(),
     );

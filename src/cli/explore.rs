@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use webmcp_ref::engine::profile::Profile;
-use webmcp_ref::explore::{explore_all, ExploreOptions, Progress};
+use webmcp_ref::explore::{explore_all, machine_bytes, Counted, ExploreOptions, Mode, Progress};
 use webmcp_ref::report;
 
 use super::{
@@ -37,25 +37,37 @@ pub struct Args {
     /// Only subtests whose name contains this.
     #[arg(long)]
     subtest: Option<String>,
-    /// Stop after this many schedules have been run to their end (at least 1).
+    /// Stop after this many schedules have been run to their end.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     max_schedules: Option<u64>,
-    /// Stop after this many seconds (more than 0, at most a year).
-    #[arg(long, value_parser = super::seconds_budget, allow_negative_numbers = true)]
+    /// Stop after this many seconds (a finite number above 0, at most 10^9).
+    #[arg(long, allow_hyphen_values = true, value_parser = seconds)]
     max_seconds: Option<f64>,
-    /// Stop when the process holds this much memory, such as 512M or 4G (default: a quarter
-    /// of the machine's memory).
-    #[arg(long, value_parser = super::memory_size)]
+    /// Stop, with the partial report, when the process's resident memory reaches this much
+    /// (bytes, or with K, M, G; default: half the machine's memory).
+    #[arg(long, value_parser = bytes)]
     max_memory: Option<u64>,
-    /// Enumerate naively: do not merge states already explored.
+    /// Enumerate naively: do not merge states already explored, nor reduce by partial order.
     #[arg(long)]
     no_reduction: bool,
+    /// Merge states already explored but do not reduce by partial order: every schedule is
+    /// counted exactly.
+    #[arg(long, conflicts_with = "no_reduction")]
+    no_partial_order: bool,
+    /// Run this many schedules drawn at random instead of every schedule (with --pct: drawn
+    /// by PCT; default 1000 then).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    random: Option<u64>,
+    /// Probabilistic concurrency testing for bugs of this depth (1 or more): sampled
+    /// schedules, with priorities per queue and DEPTH - 1 priority changes.
+    #[arg(long, value_name = "DEPTH", value_parser = clap::value_parser!(u32).range(1..))]
+    pct: Option<u32>,
+    /// The seed --random and --pct draw from (default 0); the report gives it back.
+    #[arg(long)]
+    seed: Option<u64>,
     /// Worker threads (default: the machine's cores); results do not depend on it.
     #[arg(long, value_parser = super::threads)]
     threads: Option<usize>,
-    /// human: each subtest's outcomes and verdicts, and with several profiles a table of where
-    /// they differ; json: every exploration; html: a page of the outcomes and their replay
-    /// tokens.
     #[arg(long, value_enum, default_value = "human")]
     format: ExploreFormat,
 }
@@ -73,6 +85,17 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             return Err(BadInput::NoSubtest(name.clone()).into());
         }
     }
+    let seed = args.seed.unwrap_or(0);
+    let mode = match (args.random, args.pct) {
+        (_, Some(depth)) => Mode::Pct {
+            runs: args.random.unwrap_or(1000),
+            seed,
+            depth,
+        },
+        (Some(runs), None) => Mode::Random { runs, seed },
+        (None, None) => Mode::Exhaustive,
+    };
+    let max_memory = args.max_memory.or_else(|| machine_bytes().map(|m| m / 2));
     let options: Vec<ExploreOptions> = built
         .iter()
         .map(|p| ExploreOptions {
@@ -81,7 +104,10 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             max_schedules: args.max_schedules,
             max_seconds: args.max_seconds,
             reduce: !args.no_reduction,
+            partial_order: !args.no_partial_order,
             invariants: true,
+            max_memory,
+            mode: mode.clone(),
         })
         .collect();
     let threads = args.threads.unwrap_or_else(|| {
@@ -89,30 +115,16 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             .map(|n| n.get())
             .unwrap_or(1)
     });
-    let max_memory = args.max_memory.or_else(|| memory::machine().map(|m| m / 4));
     let progress = Progress::default();
     let done = AtomicBool::new(false);
-    let out_of_memory = AtomicBool::new(false);
     let started = Instant::now();
     let results = std::thread::scope(|scope| {
         scope.spawn(|| {
-            // Progress on stderr once the run has taken more than a second; the memory
-            // budget is watched here, and coming within an eighth of it stops every worker
-            // (the rest is room for the workers to stop and for the report).
-            let stop_at = max_memory.map(|m| m - m / 8);
+            // Progress on stderr once the run has taken more than a second (the memory budget
+            // is the explorer's own: ExploreOptions::max_memory).
             let mut last = Instant::now();
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(50));
-                if let (Some(at), Some(held)) = (stop_at, memory::resident()) {
-                    if held >= at && !out_of_memory.swap(true, Ordering::Relaxed) {
-                        progress.stop.store(true, Ordering::Relaxed);
-                        warn(&format!(
-                            "webmcp-ref: the exploration holds {} MiB, near its memory budget (--max-memory {} MiB): it stops here, and what it explored is reported",
-                            held >> 20,
-                            max_memory.unwrap_or(0) >> 20
-                        ));
-                    }
-                }
                 if started.elapsed().as_secs_f64() > 1.0 && last.elapsed().as_secs_f64() >= 1.0 {
                     last = Instant::now();
                     warn(&format!(
@@ -146,17 +158,32 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             }
             let states: u64 = results.iter().map(|e| e.states).sum();
             let schedules: u128 = results.iter().map(|e| e.schedules).sum();
+            let counted = results
+                .first()
+                .map(|e| e.counted)
+                .unwrap_or(Counted::Schedules);
             let failed = results.iter().filter(|e| e.complete && !e.passed()).count();
             let incomplete = results.iter().filter(|e| !e.complete).count();
             let not_run = results.iter().filter(|e| e.not_run.is_some()).count();
             writeln!(
                 out,
-                "\n{} subtests explored: {} passed, {failed} failed, {incomplete} incomplete{}; {schedules} schedules, {states} distinct states, {:.2} s",
+                "\n{} subtests explored: {} passed, {failed} failed, {incomplete} incomplete{}; {schedules} {}, {states} distinct states, {:.2} s{}",
                 results.len() - not_run,
                 results.len() - failed - incomplete - not_run,
                 if not_run > 0 { format!(" ({not_run} not run: PRECONDITION_FAILED)") } else { String::new() },
-                elapsed.as_secs_f64()
+                counted.noun(),
+                elapsed.as_secs_f64(),
+                match &mode {
+                    Mode::Exhaustive => String::new(),
+                    Mode::Random { seed, .. } | Mode::Pct { seed, .. } => format!(" (seed {seed})"),
+                }
             )?;
+            if let Some(why) = results.iter().find_map(|e| e.stopped_by.as_deref()) {
+                writeln!(
+                    out,
+                    "stopped by {why}: the report above is what was explored"
+                )?;
+            }
         }
         ExploreFormat::Json => out.json(&results)?,
         ExploreFormat::Html => {
@@ -180,23 +207,46 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     Ok(Exit::held_if(results.iter().all(|e| e.passed())))
 }
 
-/// The memory the process holds and the machine has, as Linux reports them (elsewhere
-/// unknown, and the explorer has no memory budget unless one is given and can be read).
-mod memory {
-    /// The process's resident memory, in bytes.
-    pub fn resident() -> Option<u64> {
-        let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-        let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-        // SAFETY: sysconf only reads a configuration value.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        pages.checked_mul(u64::try_from(page).ok()?)
+/// `--max-seconds`: a finite number of seconds above 0 and at most 10^9.
+fn seconds(text: &str) -> Result<f64, String> {
+    let s: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !s.is_finite() || s <= 0.0 || s > 1e9 {
+        return Err(format!(
+            "`{text}` is out of range: a finite number of seconds above 0 and at most 1e9"
+        ));
     }
+    Ok(s)
+}
 
-    /// The machine's memory, in bytes.
-    pub fn machine() -> Option<u64> {
-        let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-        let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        kib.checked_mul(1024)
+/// `--max-memory`: bytes, or a number with K, M or G (powers of 1024), above 0.
+fn bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&t[..i], t[i..].to_ascii_uppercase()),
+        None => (t, String::new()),
+    };
+    let scale: u64 = match unit.trim_end_matches(['B', 'I']) {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "`{text}`: expected bytes, or a number with K, M or G"
+            ))
+        }
+    };
+    let n: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}`: expected bytes, or a number with K, M or G"))?;
+    let total = n * scale as f64;
+    if !total.is_finite() || total < 1.0 || total >= u64::MAX as f64 {
+        return Err(format!("`{text}` is out of range"));
     }
+    Ok(total as u64)
 }

@@ -444,46 +444,6 @@ pub fn threads(value: &str) -> Result<usize, String> {
     }
 }
 
-/// The longest `--max-seconds`: a year, far past any run and far from overflowing a clock.
-pub const MAX_SECONDS_BUDGET: f64 = 365.0 * 24.0 * 3600.0;
-
-/// `--max-seconds S`: a finite number of seconds, more than 0 and at most a year.
-pub fn seconds_budget(value: &str) -> Result<f64, String> {
-    match value.trim().parse::<f64>() {
-        Ok(s) if s > 0.0 && s <= MAX_SECONDS_BUDGET => Ok(s),
-        _ => Err(format!(
-            "expected a number of seconds more than 0 and at most {MAX_SECONDS_BUDGET} (a year)"
-        )),
-    }
-}
-
-/// `--max-memory SIZE`: a number of bytes, or of KiB, MiB, GiB or TiB with a suffix (`K`,
-/// `M`, `G`, `T`, with or without `iB`), more than 0.
-pub fn memory_size(value: &str) -> Result<u64, String> {
-    let bad = || {
-        "expected a size more than 0: a number of bytes, or with a suffix K, M, G or T (KiB, MiB, GiB, TiB), such as 512M or 2G".to_string()
-    };
-    let v = value.trim();
-    let digits = v
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(v.len());
-    let (number, suffix) = v.split_at(digits);
-    let unit: u64 = match suffix.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 1,
-        "K" | "KB" | "KIB" => 1 << 10,
-        "M" | "MB" | "MIB" => 1 << 20,
-        "G" | "GB" | "GIB" => 1 << 30,
-        "T" | "TB" | "TIB" => 1 << 40,
-        _ => return Err(bad()),
-    };
-    let n: f64 = number.parse().map_err(|_| bad())?;
-    let bytes = n * unit as f64;
-    if !(bytes >= 1.0 && bytes < u64::MAX as f64) {
-        return Err(bad());
-    }
-    Ok(bytes as u64)
-}
-
 /// A number of seconds, more than 0 and at most an hour (`--timeout` of diff-browser).
 pub fn seconds_up_to_an_hour(value: &str) -> Result<f64, String> {
     match value.parse::<f64>() {

@@ -3,13 +3,13 @@
 
 use std::hash::{Hash, Hasher};
 
-use slotmap::{Key, SecondaryMap, SlotMap};
+use slotmap::Key;
 
 use super::World;
 use crate::host::event_loop::TASK_SOURCES;
 use crate::host::keys::{EventLoopKey, ParallelQueueKey, TimerKey};
 use crate::host::parallel::QueueState;
-use crate::host::shared::{Shared, StateHasher};
+use crate::host::shared::{Arena, SecondaryArena, Shared, StateHasher};
 
 /// Where a pending unit lives: what the order of sequence numbers is hashed as.
 #[derive(Hash)]
@@ -59,18 +59,13 @@ impl World {
     pub fn hash_state<H: Hasher>(&self, h: &mut H) {
         // Each arena's hash is remembered until it changes, and copies of a world share their
         // unchanged arenas: hashing a state costs about what changed since its parent.
-        fn arena<K: Key + Hash, V: Hash>(map: &Shared<SlotMap<K, V>>) -> u64 {
-            map.hash_with(|m| {
-                let mut h = StateHasher::default();
-                m.len().hash(&mut h);
-                for (k, v) in m {
-                    k.hash(&mut h);
-                    v.hash(&mut h);
-                }
-                Hasher::finish(&h)
+        fn arena<K: Key + Hash, V: Clone + Hash>(map: &Arena<K, V>) -> u64 {
+            map.hash_with(|k, v, h| {
+                k.hash(h);
+                v.hash(h);
             })
         }
-        fn secondary<K: Key + Hash, V: Hash>(map: &Shared<SecondaryMap<K, V>>) -> u64 {
+        fn secondary<K: Key + Hash, V: Clone + Hash>(map: &SecondaryArena<K, V>) -> u64 {
             map.hash_with(|m| {
                 let mut h = StateHasher::default();
                 m.len().hash(&mut h);

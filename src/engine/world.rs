@@ -227,6 +227,24 @@ impl World {
         }
     }
 
+    /// Reads what makes a unit runnable, so that its footprint holds it: a task's document
+    /// being fully active, and the documents of the tasks before it on its task source,
+    /// which are not. (A microtask, a parallel step and a timer read their own queue, step or
+    /// timer when they run.)
+    pub fn note_runnable(&self, unit: UnitRef) {
+        if let UnitRef::Task {
+            event_loop,
+            source,
+            position,
+        } = unit
+        {
+            let queue = &self.host.event_loops[event_loop].queues[source.index()];
+            for t in queue.iter().take(position + 1) {
+                self.host.is_fully_active(t.document);
+            }
+        }
+    }
+
     /// Runs every unit that can run without the clock moving.
     pub fn flush(&mut self) -> Result<(), RunError> {
         self.run_bounded(None)

@@ -1,9 +1,20 @@
 //! Invariants the explorer checks after every unit of every schedule, each with the profiles
 //! it holds under.
+//!
+//! Each invariant is a statement about every object of a kind (every document, every waiter,
+//! every timer, every listener), checked object by object, and every object's check is a
+//! check after the unit in the sense of `footprint::post_check`: it joins the unit's
+//! footprint only when it reads something the unit changed. A check that reads nothing the
+//! unit changed has the result it had before the unit, so the partial-order reduction loses
+//! no violation (see the explorer's argument). Which objects there are is not noted: the
+//! unit that adds one writes it. The readiness index's check is the engine checking its own
+//! index, not a property of the text: it reads every document of a tree, is not noted, and
+//! holds on every state the search visits.
 
 use crate::engine::world::World;
 use crate::host::events::EventTargetRef;
 use crate::host::parallel::{ParallelStepKind, QueueState};
+use crate::host::shared::footprint;
 use crate::host::timers::TimerKind;
 use crate::prelude::*;
 use crate::webmcp::steps::{ParallelStep, TimerStep};
@@ -14,7 +25,22 @@ pub struct Invariant {
     pub name: &'static str,
     pub holds_under: &'static str,
     pub applies: fn(&World) -> bool,
-    pub check: fn(&World) -> Result<(), Violation>,
+    /// Every violation, one per object that breaks it.
+    pub check: fn(&World) -> Vec<Violation>,
+}
+
+/// Checks each of `keys` (enumerated without noting it) with `check`, each a check after the
+/// unit. A check reads the same objects whatever their values (it decides nothing before it
+/// has read them all), which is what lets it leave a footprint alone when the unit changed
+/// none of them.
+fn each<K: Copy>(
+    keys: impl FnOnce() -> Vec<K>,
+    check: impl Fn(K) -> Result<(), Violation>,
+) -> Vec<Violation> {
+    footprint::untracked(keys)
+        .into_iter()
+        .filter_map(|k| footprint::post_check(|| check(k)).err())
+        .collect()
 }
 
 /// How a world breaks an invariant, in a sentence about the state it found.
@@ -40,17 +66,20 @@ pub const INVARIANTS: &[Invariant] = &[
         check: |w| {
             // Every change to the pending set is followed, in the same unit, by "update the
             // tools-ready state"; so between units the two agree for every document.
-            for (key, d) in w.documents.iter() {
-                let pending = w.pending_tool_readiness_promises(key);
-                let ready = w.tools_ready(key);
-                if ready != (pending == 0) {
-                    return Err(Violation(format!(
-                        "{} has tools-ready {ready} with {pending} pending tool readiness promise(s)",
-                        d.label
-                    )));
-                }
-            }
-            Ok(())
+            each(
+                || w.documents.keys().collect(),
+                |key| {
+                    let pending = w.pending_tool_readiness_promises(key);
+                    let ready = w.tools_ready(key);
+                    let label = &w.documents[key].label;
+                    if ready != (pending == 0) {
+                        return Err(Violation(format!(
+                            "{label} has tools-ready {ready} with {pending} pending tool readiness promise(s)"
+                        )));
+                    }
+                    Ok(())
+                },
+            )
         },
     },
     Invariant {
@@ -58,10 +87,10 @@ pub const INVARIANTS: &[Invariant] = &[
         holds_under: "every profile",
         applies: |_| true,
         check: |w| {
-            if w.readiness_index_is_consistent() {
-                Ok(())
+            if footprint::untracked(|| w.readiness_index_is_consistent()) {
+                Vec::new()
             } else {
-                Err("a traversable's count of not-ready documents disagrees with areAllReady".into())
+                vec!["a traversable's count of not-ready documents disagrees with areAllReady".into()]
             }
         },
     },
@@ -71,15 +100,19 @@ pub const INVARIANTS: &[Invariant] = &[
         applies: |_| true,
         check: |w| {
             let timeout = w.switches().tools_ready_timeout_ms;
-            for (_, waiter) in &w.webmcp().waiters {
-                if w.now.saturating_sub(waiter.started_at) > timeout {
-                    return Err(Violation(format!(
-                        "a wait for tools to be ready begun at {} ms is still on at {} ms (timeout {timeout} ms)",
-                        waiter.started_at, w.now
-                    )));
-                }
-            }
-            Ok(())
+            each(
+                || w.webmcp().waiters.keys().collect(),
+                |key| {
+                    let waiter = &w.webmcp().waiters[key];
+                    if w.now.saturating_sub(waiter.started_at) > timeout {
+                        return Err(Violation(format!(
+                            "a wait for tools to be ready begun at {} ms is still on at {} ms (timeout {timeout} ms)",
+                            waiter.started_at, w.now
+                        )));
+                    }
+                    Ok(())
+                },
+            )
         },
     },
     Invariant {
@@ -89,46 +122,63 @@ pub const INVARIANTS: &[Invariant] = &[
         check: |w| {
             // A waiter has its deadline timer and blocks its queue while it waits; every
             // deadline timer belongs to a waiter; every listener is on its target's list.
-            for (key, waiter) in &w.webmcp().waiters {
-                if waiter.outcome.is_none() && !w.timers.contains_key(waiter.deadline) {
-                    return Err("a waiting waiter has lost its deadline timer".into());
-                }
-                let Some(queue) = w.parallel_queues.get(waiter.queue) else {
-                    return Err("a waiter's parallel queue is gone".into());
-                };
-                let blocked = queue.state != QueueState::Ready
-                    && matches!(
-                        queue.steps.front().map(|s| &s.kind),
-                        Some(ParallelStepKind::Webmcp(ParallelStep::AfterWait { waiter, .. })) if *waiter == key
-                    );
-                if !blocked {
-                    return Err("a waiter's parallel queue is no longer waiting for it".into());
-                }
-                if waiter.outcome.is_some() && !matches!(queue.state, QueueState::Woken { .. }) {
-                    return Err("an ended wait has not woken its queue".into());
-                }
-            }
-            for (_, timer) in &w.timers {
-                if let TimerKind::Webmcp(TimerStep::WaitDeadline { waiter }) = timer.kind {
-                    if !w.webmcp().waiters.contains_key(waiter) {
-                        return Err("a deadline timer outlived its wait".into());
+            let mut out = each(
+                || w.webmcp().waiters.keys().collect(),
+                |key| {
+                    // Everything this check may read, read first (see `each`).
+                    let waiter = &w.webmcp().waiters[key];
+                    let has_timer = w.timers.contains_key(waiter.deadline);
+                    let queue = w.parallel_queues.get(waiter.queue);
+                    if waiter.outcome.is_none() && !has_timer {
+                        return Err("a waiting waiter has lost its deadline timer".into());
                     }
-                }
-            }
-            for (key, l) in &w.listeners {
-                let list = match l.target {
-                    EventTargetRef::Webmcp(c) => &w.webmcp().model_contexts[c].listeners,
-                    EventTargetRef::Window(d) => &w.documents[d].window_listeners,
-                    EventTargetRef::Signal(s) => &w.signals[s].listeners,
-                };
-                if !list.contains(&key) {
-                    return Err(Violation(format!(
-                        "a {} listener is in no target's list",
-                        l.event_type
-                    )));
-                }
-            }
-            Ok(())
+                    let Some(queue) = queue else {
+                        return Err("a waiter's parallel queue is gone".into());
+                    };
+                    let blocked = queue.state != QueueState::Ready
+                        && matches!(
+                            queue.steps.front().map(|s| &s.kind),
+                            Some(ParallelStepKind::Webmcp(ParallelStep::AfterWait { waiter, .. })) if *waiter == key
+                        );
+                    if !blocked {
+                        return Err("a waiter's parallel queue is no longer waiting for it".into());
+                    }
+                    if waiter.outcome.is_some() && !matches!(queue.state, QueueState::Woken { .. }) {
+                        return Err("an ended wait has not woken its queue".into());
+                    }
+                    Ok(())
+                },
+            );
+            out.extend(each(
+                || w.timers.keys().collect(),
+                |key| {
+                    if let TimerKind::Webmcp(TimerStep::WaitDeadline { waiter }) = w.timers[key].kind {
+                        if !w.webmcp().waiters.contains_key(waiter) {
+                            return Err("a deadline timer outlived its wait".into());
+                        }
+                    }
+                    Ok(())
+                },
+            ));
+            out.extend(each(
+                || w.listeners.keys().collect(),
+                |key| {
+                    let l = &w.listeners[key];
+                    let list = match l.target {
+                        EventTargetRef::Webmcp(c) => &w.webmcp().model_contexts[c].listeners,
+                        EventTargetRef::Window(d) => &w.documents[d].window_listeners,
+                        EventTargetRef::Signal(s) => &w.signals[s].listeners,
+                    };
+                    if !list.contains(&key) {
+                        return Err(Violation(format!(
+                            "a {} listener is in no target's list",
+                            l.event_type
+                        )));
+                    }
+                    Ok(())
+                },
+            ));
+            out
         },
     },
 ];
@@ -138,7 +188,11 @@ pub fn check_all(world: &World) -> Vec<String> {
     INVARIANTS
         .iter()
         .filter(|i| (i.applies)(world))
-        .filter_map(|i| (i.check)(world).err().map(|e| format!("{}: {e}", i.name)))
+        .flat_map(|i| {
+            (i.check)(world)
+                .into_iter()
+                .map(move |e| format!("{}: {e}", i.name))
+        })
         .collect()
 }
 

@@ -1,11 +1,20 @@
 //! The explorer: every schedule a subtest permits, its distinct outcomes, and the shortest
-//! schedule that breaks each expectation or invariant.
+//! schedule that breaks each expectation or invariant; or, for subtests too large to
+//! exhaust, a sample of schedules drawn at random or by probabilistic concurrency testing
+//! ([`sample`]).
 //!
 //! A subtest runs until the world offers more than one runnable unit (a choice point); the
-//! explorer then runs each candidate in a copy of the run, depth first, to the end of the
-//! subtest. A complete schedule is one path from the start to the end.
+//! explorer then runs candidates in copies of the run, depth first, to the end of the
+//! subtest. A complete schedule is one path from the start to the end. Three searches:
 //!
-//! ## The reduction, and why it loses no outcome
+//! - **naive** (`reduce: false`): every candidate at every choice point, every schedule run
+//!   to its end;
+//! - **merging** (`partial_order: false`): the same schedules, each state explored once;
+//! - **reduced** (the default): merging, and dynamic partial-order reduction, which runs
+//!   one schedule of each class of schedules that differ only in the order of independent
+//!   units (a Mazurkiewicz trace), or a few.
+//!
+//! ## Merging states, and why it loses no outcome
 //!
 //! At every choice point the explorer hashes the run's state: the world's arenas, clock, log
 //! and findings, the number of units run, and where the subtest is (its line, the drive in
@@ -21,11 +30,87 @@
 //! A path that meets the state again adds the summary's counts to its own. Counts of
 //! schedules stay exact; only the work shrinks. Because the number of units run is part of the
 //! state, no state can be met again on its own path, so the explored graph has no cycles.
-//! The one way the reduction could merge two different states is a collision of the 128-bit
-//! hash. `spec-tests/explore.rs` checks, on small scenarios, that the reduced and the naive
-//! enumeration give the same outcomes with the same counts.
+//! The one way merging could merge two different states is a collision of the 128-bit
+//! hash. What is kept of a state is its hash (a fingerprint), never a copy.
+//!
+//! ## Partial-order reduction, and why it loses no outcome
+//!
+//! **Dependence.** As each unit runs, the world notes its footprint: every object it read,
+//! wrote or added to (see `host::shared::footprint`): each document, navigable, event loop
+//! with its task and microtask queues, parallel queue, promise, timer, signal, listener,
+//! model context (its tool map, pending set and listeners), waiter, observation, execution,
+//! traversable's execution map, the log, the script's names, the findings, the numbering
+//! of promises and opaque origins, and each arena's set of keys. Nothing is listed per
+//! kind of unit: the containers note what any algorithm touches. A unit's footprint also
+//! holds what made it runnable (its task's document being fully active), and the checks run
+//! after it (a wait's condition, the invariants) when they matter (below). Two units are
+//! *dependent* when one wrote what the other read or wrote; two additions to one count or
+//! set of keys are not (they commute), and a count's test for zero depends only on
+//! additions that move it to or from zero. Both units that append to the log write it, so
+//! they are dependent: `expect log in [...]` sees every order of the lines. The harness,
+//! acting between units (a line of the subtest, the clock moving, an `at`/`when` block
+//! firing), is dependent on everything. Independent units commute: run in either order from
+//! one state they reach the same state, up to the names of what they created (keys,
+//! sequence numbers, which only name objects and order candidates) and the unit number a
+//! finding records; no outcome reads those (an outcome is the names, values, log,
+//! observations, findings' steps and messages the scenario sees), and the engine never
+//! iterates an arena where the order of its elements would change what a unit does.
+//!
+//! **Enabling and disabling.** Commuting also needs that a unit runnable before an
+//! independent one runs is still runnable after it, and the same unit. Footprints cannot be
+//! trusted to say so (a commit discards the old document's tasks without those tasks ever
+//! running, so no footprint of theirs is ever met), so the runner records the runnable set
+//! (each unit by its queue and sequence number) just before and just after every unit, and
+//! the difference decides, whatever kind of unit it was: a unit that *disabled* another
+//! (runnable before it, gone after it) is dependent with it, and since the disabled unit
+//! was runnable at the choice point before the disabler, that choice point is to try it
+//! first; a unit that *enabled* another is dependent with it and happens before it, and the
+//! two are not a race (the other cannot run first). A sleeping unit that is disabled wakes
+//! (its queue may offer another unit next). A unit run without a choice was the only one
+//! runnable, so it disabled none. The harness's actions change runnability too: one that
+//! comes while units could run (a `step` ends, a block fires) is a point fixed by the count
+//! of units, not by which ran, so each unit that could run then is raced as if it ran next
+//! and touched everything (and kept so in the state's summary for merging, below). With
+//! these, independent units do commute: neither changes the other's runnability, and each
+//! does the same from either order.
+//!
+//! **The search** is dynamic partial-order reduction with sleep sets (Flanagan and
+//! Godefroid, POPL 2005; Godefroid's sleep sets): along the schedule being run, each unit's
+//! happens-before set is kept as a bit set, and for every pair of dependent units that are
+//! not ordered through others (a race) the explorer adds, at the choice point before the
+//! first, the second's queue if it was runnable there, or else every candidate (and for a
+//! unit that disabled another, the disabled unit's queue at the choice point before it). A
+//! candidate
+//! explored at a choice point sleeps in its siblings' subtrees until a unit dependent on it
+//! runs. Every schedule is then equivalent (by swapping adjacent independent units) to one
+//! the search runs: its final state is the same up to names, so its outcome is one the search
+//! reports. Expectations are judged from outcomes: `expect sometimes` holds when some
+//! explored schedule passes, which is exactly when some schedule passes; `expect log in
+//! [...]` is judged from the set of logs reached, which is the full set because the log's
+//! order is an order of dependent units. Invariants are judged per object after every unit;
+//! an object's check reads objects that only units dependent with its writers change, so
+//! its verdict is the same in every order of a trace (the readiness index's self-check reads
+//! every document of a tree and is judged on the states visited).
+//!
+//! **With merging**, a state met again is not explored again, so the races between the
+//! schedule that meets it and the units of its subtree are found from the state's summary:
+//! for each queue, the union of the footprints of its units anywhere in the subtree, raced
+//! against the whole schedule so far as if they came next (fewer units order them so, so
+//! more races are found, never fewer). A state met with a sleep set that does not contain the
+//! one it was explored with is explored again.
+//!
+//! **Counts.** The reduced search runs some schedules of each class and not others, so its
+//! counts are of the schedules it explored (each complete path through the explored graph:
+//! at least one per Mazurkiewicz trace), not of all schedules; the naive and merging searches
+//! count every schedule exactly. The output says which.
+//!
+//! `spec-tests/explore.rs` checks, on every bundled subtest under every named profile and on
+//! generated scenarios, that the reduced, merging and naive searches find the same outcomes
+//! and expectation verdicts.
 
 pub mod invariants;
+pub mod sample;
+pub(crate) mod search;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -37,8 +122,7 @@ use serde::Serialize;
 use crate::engine::profile::Profile;
 use crate::engine::schedule::{ScheduleError, Scheduler};
 use crate::scenario::ast::{ScenarioFile, Subtest};
-use crate::scenario::runner::{unmet_requirement, ExpectationResult, Next, SubtestRun};
-use crate::scenario::RunOptions;
+use crate::scenario::runner::{unmet_requirement, ExpectationResult, SubtestResult};
 
 /// The explorer's scheduler at one choice point: it takes the candidate the search is
 /// exploring, through the same door as `run`'s schedule and a replay.
@@ -58,6 +142,19 @@ impl Scheduler for Take {
     }
 }
 
+/// Which schedules to run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Mode {
+    /// Every schedule (or one of each class, reduced).
+    #[default]
+    Exhaustive,
+    /// `runs` schedules, each choice drawn uniformly from the candidates.
+    Random { runs: u64, seed: u64 },
+    /// `runs` schedules of probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi
+    /// and Nagarakatte, ASPLOS 2010) for bugs of depth `depth`.
+    Pct { runs: u64, seed: u64, depth: u32 },
+}
+
 /// How to explore.
 #[derive(Clone, Debug)]
 pub struct ExploreOptions {
@@ -67,10 +164,17 @@ pub struct ExploreOptions {
     pub max_schedules: Option<u64>,
     /// Stop after this much wall-clock time.
     pub max_seconds: Option<f64>,
-    /// Identify states already explored (the reduction above); off: the naive enumeration.
+    /// Identify states already explored, and reduce by partial order; off: the naive
+    /// enumeration.
     pub reduce: bool,
+    /// With `reduce`: the partial-order reduction on top of merging states (off: merging
+    /// only, which counts every schedule exactly).
+    pub partial_order: bool,
     /// Check the invariants after every unit.
     pub invariants: bool,
+    /// Stop cleanly when the process's resident memory reaches this many bytes.
+    pub max_memory: Option<u64>,
+    pub mode: Mode,
 }
 
 impl Default for ExploreOptions {
@@ -81,7 +185,10 @@ impl Default for ExploreOptions {
             max_schedules: None,
             max_seconds: None,
             reduce: true,
+            partial_order: true,
             invariants: true,
+            max_memory: None,
+            mode: Mode::Exhaustive,
         }
     }
 }
@@ -96,6 +203,65 @@ struct Leaf {
     /// The run's observable values (documents' tools-ready and tools, named promises,
     /// observations, the log, the findings).
     values: Vec<(String, String)>,
+}
+
+impl Leaf {
+    fn of(result: &SubtestResult) -> Leaf {
+        Leaf {
+            status: result.status.name(),
+            expectations: result
+                .expectations
+                .iter()
+                .map(|e| (e.line, e.passed, e.actual.clone()))
+                .collect(),
+            messages: result.messages.clone(),
+            values: result.outcome.clone(),
+        }
+    }
+
+    fn fingerprint(&self) -> u128 {
+        use std::hash::Hash;
+        let mut h = crate::host::shared::StateHasher::default();
+        self.hash(&mut h);
+        h.finish128()
+    }
+
+    fn bytes(&self) -> usize {
+        let strings: usize = self
+            .expectations
+            .iter()
+            .map(|e| e.2.len() + 40)
+            .chain(self.messages.iter().map(|m| m.len() + 24))
+            .chain(self.values.iter().map(|(k, v)| k.len() + v.len() + 48))
+            .sum();
+        std::mem::size_of::<Leaf>() + strings
+    }
+}
+
+/// The distinct outcomes met so far, each kept once, found by fingerprint.
+#[derive(Default)]
+struct Outcomes {
+    leaves: Vec<Leaf>,
+    by_fingerprint: HashMap<u128, Vec<u32>>,
+    /// One example result per outcome, for expectation texts.
+    examples: Vec<Vec<ExpectationResult>>,
+    bytes: usize,
+}
+
+impl Outcomes {
+    fn id_of(&mut self, result: SubtestResult) -> u32 {
+        let leaf = Leaf::of(&result);
+        let ids = self.by_fingerprint.entry(leaf.fingerprint()).or_default();
+        if let Some(id) = ids.iter().find(|i| self.leaves[**i as usize] == leaf) {
+            return *id;
+        }
+        let id = self.leaves.len() as u32;
+        ids.push(id);
+        self.bytes += leaf.bytes() + 32;
+        self.leaves.push(leaf);
+        self.examples.push(result.expectations);
+        id
+    }
 }
 
 /// A continuation: the choices from a state on, as a list that shares its tail, so that
@@ -137,6 +303,17 @@ fn better(a: &Option<Arc<Path>>, b: &Option<Arc<Path>>) -> bool {
     }
 }
 
+/// The token `run --schedule` replays for a path from the start.
+fn token_of(path: &Option<Arc<Path>>) -> String {
+    let mut s = crate::engine::schedule::Schedule::default();
+    for (point, choice) in path_vec(path).iter().enumerate() {
+        if *choice != 0 {
+            s.choices.insert(point as u64, *choice);
+        }
+    }
+    s.to_string()
+}
+
 /// How the schedules from one state reach one outcome.
 #[derive(Clone, Debug)]
 struct Reach {
@@ -148,6 +325,52 @@ struct Reach {
 /// For each outcome (by index), the schedules reaching it.
 type Summary = Vec<(u32, Reach)>;
 
+/// Adds the schedules of a child (reached by `choice`) to a state's.
+fn add_child(summary: &mut BTreeMap<u32, Reach>, choice: u32, child: &Summary) {
+    for (id, reach) in child.iter() {
+        let path = prefixed(choice, &reach.best);
+        match summary.entry(*id) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(Reach {
+                    count: reach.count,
+                    best: path,
+                });
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                let entry = o.get_mut();
+                entry.count += reach.count;
+                if better(&path, &entry.best) {
+                    entry.best = path;
+                }
+            }
+        }
+    }
+}
+
+/// What the counts of an exploration count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Counted {
+    /// Every schedule, exactly (the naive and merging searches).
+    Schedules,
+    /// The schedules the partial-order reduction explored: at least one of each class of
+    /// schedules that differ only in the order of independent units.
+    Traces,
+    /// Schedules drawn at random, or by PCT: how many runs reached each outcome.
+    Samples,
+}
+
+impl Counted {
+    /// The noun for a count of them, in the output.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Counted::Schedules => "schedule(s)",
+            Counted::Traces => "trace(s)",
+            Counted::Samples => "sampled run(s)",
+        }
+    }
+}
+
 /// One subtest's exploration.
 #[derive(Clone, Debug, Serialize)]
 pub struct Exploration {
@@ -155,7 +378,11 @@ pub struct Exploration {
     pub subtest: String,
     pub line: u32,
     pub profile: String,
-    /// Complete schedules (paths from start to end), counting those the reduction merged.
+    /// What `schedules` and each outcome's count are counts of.
+    pub counted: Counted,
+    /// Complete schedules (paths from start to end), counting those merging reached without
+    /// running them: every schedule (`counted: schedules`), the schedules the reduction
+    /// explored (`traces`), or the runs sampled (`samples`).
     pub schedules: u128,
     /// Distinct states met at choice points.
     pub states: u64,
@@ -165,7 +392,16 @@ pub struct Exploration {
     pub units: u64,
     /// Complete schedules actually run to their end.
     pub leaves_run: u64,
+    /// Bytes the search kept per distinct state (its fingerprint, summary and, reduced, the
+    /// footprints of its subtree), on average.
+    pub bytes_per_state: u64,
+    /// For `--random` and `--pct`: the seed the sample was drawn with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     pub complete: bool,
+    /// Why the search stopped early, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
     pub outcomes: Vec<OutcomeReport>,
     pub expectations: Vec<ExpectationVerdict>,
     pub errors: Vec<String>,
@@ -176,6 +412,7 @@ pub struct Exploration {
 /// A distinct outcome and how many schedules reach it.
 #[derive(Clone, Debug, Serialize)]
 pub struct OutcomeReport {
+    /// Counted as the exploration's `counted` says.
     pub schedules: u128,
     /// The simplest schedule reaching it, as a token for `run --schedule`.
     pub schedule: String,
@@ -216,12 +453,19 @@ impl Exploration {
             subtest: subtest.name.clone(),
             line: subtest.line,
             profile: options.profile.name.clone(),
+            counted: counted(options),
             schedules: 0,
             states: 0,
             merged: 0,
             units: 0,
             leaves_run: 0,
+            bytes_per_state: 0,
+            seed: match options.mode {
+                Mode::Exhaustive => None,
+                Mode::Random { seed, .. } | Mode::Pct { seed, .. } => Some(seed),
+            },
             complete: error.is_empty(),
+            stopped_by: None,
             outcomes: Vec::new(),
             expectations: Vec::new(),
             errors: if error.is_empty() {
@@ -242,6 +486,14 @@ impl Exploration {
     }
 }
 
+fn counted(options: &ExploreOptions) -> Counted {
+    match options.mode {
+        Mode::Exhaustive if options.reduce && options.partial_order => Counted::Traces,
+        Mode::Exhaustive => Counted::Schedules,
+        _ => Counted::Samples,
+    }
+}
+
 /// Progress shared with the reporter thread.
 #[derive(Default)]
 pub struct Progress {
@@ -250,22 +502,67 @@ pub struct Progress {
     pub stop: AtomicBool,
 }
 
-struct Explorer<'a> {
-    file: &'a ScenarioFile,
-    subtest: &'a Subtest,
+/// The budgets of one search, checked as it goes.
+struct Budget<'a> {
     options: &'a ExploreOptions,
-    memo: HashMap<u128, Arc<Summary>>,
-    leaves: Vec<Leaf>,
-    leaf_ids: HashMap<Leaf, u32>,
-    /// One example `SubtestResult` per outcome, for expectation texts.
-    examples: Vec<Vec<ExpectationResult>>,
-    states: u64,
-    merged: u64,
-    units: u64,
-    leaves_run: u64,
     deadline: Option<Instant>,
-    stopped: bool,
     progress: &'a Progress,
+    /// Why it stopped (none: it has not).
+    stopped: Option<String>,
+}
+
+impl<'a> Budget<'a> {
+    fn new(options: &'a ExploreOptions, progress: &'a Progress) -> Budget<'a> {
+        Budget {
+            options,
+            deadline: options
+                .max_seconds
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .and_then(|s| Instant::now().checked_add(Duration::try_from_secs_f64(s).ok()?)),
+            progress,
+            stopped: None,
+        }
+    }
+
+    /// Checks the budgets; true once one is spent.
+    fn check(&mut self, leaves_run: u64) -> bool {
+        if self.stopped.is_some() {
+            return true;
+        }
+        if self.progress.stop.load(Ordering::Relaxed) {
+            self.stopped = Some("stopped".into());
+        } else if self
+            .options
+            .max_schedules
+            .is_some_and(|max| leaves_run >= max && self.options.mode != Mode::Exhaustive)
+        {
+            self.stopped = Some("--max-schedules".into());
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stopped = Some("--max-seconds".into());
+        } else if let Some(max) = self.options.max_memory {
+            if resident_bytes().is_some_and(|r| r >= max) {
+                self.stopped = Some("--max-memory".into());
+                // Every other search of this process stops too: the memory is the process's.
+                self.progress.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        self.stopped.is_some()
+    }
+}
+
+/// The process's resident memory, in bytes (Linux; elsewhere unknown).
+pub fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// The machine's memory, in bytes (Linux; elsewhere unknown).
+pub fn machine_bytes() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 /// Explores every subtest of a file (or those `options.subtest` picks).
@@ -328,174 +625,58 @@ fn explore_subtest_here(
             ..Exploration::empty(file, subtest, options, "")
         };
     }
-    let run_options = RunOptions {
-        profile: options.profile.clone(),
-        ..RunOptions::default()
-    };
-    let mut run = SubtestRun::new(file, subtest, &run_options);
-    if options.invariants {
-        run.check_after_every_unit(invariants::check_all);
+    match options.mode {
+        Mode::Exhaustive => search::explore(file, subtest, options, progress),
+        _ => sample::explore(file, subtest, options, progress),
     }
-    let mut explorer = Explorer {
-        file,
-        subtest,
-        options,
-        memo: HashMap::new(),
-        leaves: Vec::new(),
-        leaf_ids: HashMap::new(),
-        examples: Vec::new(),
-        states: 0,
-        merged: 0,
-        units: 0,
-        leaves_run: 0,
-        deadline: options
-            .max_seconds
-            .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
-        stopped: false,
-        progress,
-    };
-    let summary = explorer.explore(run);
-    explorer.report(&summary)
 }
 
-impl Explorer<'_> {
-    fn explore(&mut self, mut run: SubtestRun) -> Arc<Summary> {
-        let before = run.world.units_run();
-        let next = run.advance();
-        self.units += run.world.units_run() - before;
-        let candidates = match next {
-            // The schedule budget stops the search only at a schedule left to run.
-            Next::Done if self.schedules_spent() => {
-                self.stopped = true;
-                return Arc::new(Summary::default());
-            }
-            Next::Done => return Arc::new(self.leaf(run)),
-            Next::Choice(c) => c,
-        };
-        let key = if self.options.reduce {
-            let key = run.state_hash();
-            if let Some(s) = self.memo.get(&key) {
-                self.merged += 1;
-                return s.clone();
-            }
-            Some(key)
-        } else {
-            None
-        };
-        self.states += 1;
-        self.progress.states.fetch_add(1, Ordering::Relaxed);
-        if self.states.is_multiple_of(256) && self.out_of_budget() {
-            self.stopped = true;
-        }
-        let mut summary: BTreeMap<u32, Reach> = BTreeMap::new();
-        let n = candidates.len();
-        let mut last = Some(run);
-        for i in 0..n {
-            if self.stopped {
-                break;
-            }
-            // The last candidate takes the run itself; the others a copy.
-            let mut child = match (i + 1 == n, last.as_ref()) {
-                (false, Some(r)) => r.clone(),
-                _ => match last.take() {
-                    Some(r) => r,
-                    None => break,
-                },
-            };
-            let before = child.world.units_run();
-            child.take(&candidates, Some(&mut Take(i)));
-            self.units += child.world.units_run() - before;
-            let sub = self.explore(child);
-            for (id, reach) in sub.iter() {
-                let path = prefixed(i as u32, &reach.best);
-                match summary.entry(*id) {
-                    std::collections::btree_map::Entry::Vacant(v) => {
-                        v.insert(Reach {
-                            count: reach.count,
-                            best: path,
-                        });
-                    }
-                    std::collections::btree_map::Entry::Occupied(mut o) => {
-                        let entry = o.get_mut();
-                        entry.count += reach.count;
-                        if better(&path, &entry.best) {
-                            entry.best = path;
-                        }
-                    }
-                }
-            }
-        }
-        let summary = Arc::new(summary.into_iter().collect::<Summary>());
-        if let (Some(key), false) = (key, self.stopped) {
-            self.memo.insert(key, summary.clone());
-        }
-        summary
-    }
+/// What a search found, turned into the report.
+struct Found<'a> {
+    file: &'a ScenarioFile,
+    subtest: &'a Subtest,
+    options: &'a ExploreOptions,
+    outcomes: &'a Outcomes,
+    /// Each outcome reached, with its count and best schedule.
+    reached: Vec<Reached>,
+}
 
-    fn schedules_spent(&self) -> bool {
-        self.options
-            .max_schedules
-            .is_some_and(|max| self.leaves_run >= max)
-    }
+/// An outcome reached: how often, and its simplest schedule.
+struct Reached {
+    id: u32,
+    count: u128,
+    token: String,
+    /// Non-default choices, choices, then the choices themselves: the smaller, the simpler.
+    rank: (u32, u32, Vec<u32>),
+}
 
-    fn out_of_budget(&self) -> bool {
-        if self.progress.stop.load(Ordering::Relaxed) {
-            return true;
-        }
-        self.deadline.is_some_and(|d| Instant::now() >= d)
-    }
-
-    fn leaf(&mut self, run: SubtestRun) -> Summary {
-        self.leaves_run += 1;
-        self.progress.schedules.fetch_add(1, Ordering::Relaxed);
-        let result = run.finish();
-        let leaf = Leaf {
-            status: result.status.name(),
-            expectations: result
-                .expectations
-                .iter()
-                .map(|e| (e.line, e.passed, e.actual.clone()))
-                .collect(),
-            messages: result.messages.clone(),
-            values: result.outcome.clone(),
-        };
-        let id = match self.leaf_ids.get(&leaf) {
-            Some(id) => *id,
-            None => {
-                let id = self.leaves.len() as u32;
-                self.leaf_ids.insert(leaf.clone(), id);
-                self.leaves.push(leaf);
-                self.examples.push(result.expectations);
-                id
-            }
-        };
-        vec![(
+impl Reached {
+    fn of_path(id: u32, count: u128, path: &Option<Arc<Path>>) -> Reached {
+        let choices = path_vec(path);
+        Reached {
             id,
-            Reach {
-                count: 1,
-                best: None,
-            },
-        )]
+            count,
+            token: token_of(path),
+            rank: (
+                choices.iter().filter(|c| **c != 0).count() as u32,
+                choices.len() as u32,
+                choices,
+            ),
+        }
     }
+}
 
-    fn report(&self, summary: &Summary) -> Exploration {
-        let schedules: u128 = summary.iter().map(|(_, r)| r.count).sum();
-        let token = |path: &Option<Arc<Path>>| -> String {
-            let mut s = crate::engine::schedule::Schedule::default();
-            for (point, choice) in path_vec(path).iter().enumerate() {
-                if *choice != 0 {
-                    s.choices.insert(point as u64, *choice);
-                }
-            }
-            s.to_string()
-        };
-        let mut outcomes: Vec<OutcomeReport> = summary
+impl Found<'_> {
+    fn report(self) -> Exploration {
+        let schedules: u128 = self.reached.iter().map(|r| r.count).sum();
+        let mut outcomes: Vec<OutcomeReport> = self
+            .reached
             .iter()
-            .map(|(id, reach)| {
-                let leaf = &self.leaves[*id as usize];
+            .map(|r| {
+                let leaf = &self.outcomes.leaves[r.id as usize];
                 OutcomeReport {
-                    schedules: reach.count,
-                    schedule: token(&reach.best),
+                    schedules: r.count,
+                    schedule: r.token.clone(),
                     status: leaf.status,
                     values: leaf.values.clone(),
                     messages: leaf.messages.clone(),
@@ -507,14 +688,17 @@ impl Explorer<'_> {
                 .cmp(&a.schedules)
                 .then(a.schedule.cmp(&b.schedule))
         });
-
-        // Expectations, by line: a schedule that ended early (an error) may lack some.
-        if summary.is_empty() {
-            return self.empty_report(schedules);
+        let empty = Exploration::empty(self.file, self.subtest, self.options, "");
+        if self.reached.is_empty() {
+            return Exploration {
+                errors: vec!["the search stopped before any schedule ended".into()],
+                ..empty
+            };
         }
+        // Expectations, by line: a schedule that ended early (an error) may lack some.
         let mut lines: BTreeMap<u32, &ExpectationResult> = BTreeMap::new();
-        for (id, _) in summary {
-            for e in &self.examples[*id as usize] {
+        for r in &self.reached {
+            for e in &self.outcomes.examples[r.id as usize] {
                 lines.entry(e.line).or_insert(e);
             }
         }
@@ -522,10 +706,10 @@ impl Explorer<'_> {
         for (line, e) in lines {
             let mut passing = 0u128;
             let mut failing = 0u128;
-            let mut best_fail: Option<Option<Arc<Path>>> = None;
+            let mut best_fail: Option<&Reached> = None;
             let mut seen: Vec<String> = Vec::new();
-            for (id, reach) in summary {
-                let leaf = &self.leaves[*id as usize];
+            for r in &self.reached {
+                let leaf = &self.outcomes.leaves[r.id as usize];
                 let Some((_, passed, actual)) = leaf.expectations.iter().find(|x| x.0 == line)
                 else {
                     continue;
@@ -534,11 +718,11 @@ impl Explorer<'_> {
                     seen.push(actual.clone());
                 }
                 if *passed {
-                    passing += reach.count;
+                    passing += r.count;
                 } else {
-                    failing += reach.count;
-                    if best_fail.as_ref().is_none_or(|b| better(&reach.best, b)) {
-                        best_fail = Some(reach.best.clone());
+                    failing += r.count;
+                    if best_fail.is_none_or(|b| r.rank < b.rank) {
+                        best_fail = Some(r);
                     }
                 }
             }
@@ -563,43 +747,19 @@ impl Explorer<'_> {
                 counterexample: if holds {
                     None
                 } else {
-                    best_fail.map(|p| token(&p))
+                    best_fail.map(|r| r.token.clone())
                 },
                 expected: e.expected.clone(),
                 seen,
                 unreached,
             });
         }
-        self.counted(Exploration {
+        Exploration {
             schedules,
             outcomes,
             expectations: verdicts,
-            ..Exploration::empty(self.file, self.subtest, self.options, "")
-        })
-    }
-
-    /// An exploration carrying this explorer's counts.
-    fn counted(&self, e: Exploration) -> Exploration {
-        Exploration {
-            states: self.states,
-            merged: self.merged,
-            units: self.units,
-            leaves_run: self.leaves_run,
-            complete: !self.stopped,
-            ..e
+            ..empty
         }
-    }
-
-    fn empty_report(&self, schedules: u128) -> Exploration {
-        self.counted(Exploration {
-            schedules,
-            ..Exploration::empty(
-                self.file,
-                self.subtest,
-                self.options,
-                "the search stopped before any schedule ended",
-            )
-        })
     }
 }
 

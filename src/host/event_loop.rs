@@ -20,7 +20,6 @@ use super::navigable::{Lifecycle, Navigables};
 use super::parallel::{ParallelQueues, QueueState};
 use super::promise::{Job, Promises};
 use super::seam::Upper;
-use super::shared::Shared;
 use super::timers::Timers;
 use super::value::Value;
 use super::{Host, HostState, Running};
@@ -168,10 +167,10 @@ pub struct Candidate {
 
 impl<U: Upper> HostState<U> {
     pub(crate) fn new_event_loop(&mut self, label: String) -> EventLoopKey {
-        self.event_loops.insert(Shared::new(EventLoop {
+        self.event_loops.insert(EventLoop {
             label,
             ..EventLoop::default()
-        }))
+        })
     }
 
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#queue-a-microtask>, on the
@@ -427,16 +426,19 @@ pub trait EventLoops: Host {
             }
         }
         self.running = Running::Harness;
-        // Only a loop that ran dry leaves the busy set (and only then is the set written).
-        if self
-            .busy_loops
-            .iter()
-            .any(|l| self.event_loops[*l].is_empty())
-        {
-            let state = &mut **self;
-            let event_loops = &state.event_loops;
-            state.busy_loops.retain(|l| !event_loops[*l].is_empty());
-        }
+        // Only a loop that ran dry leaves the busy set (and only then is the set written). The
+        // set is the scheduler's index of the loops: the unit wrote the loop it emptied.
+        super::shared::footprint::untracked(|| {
+            if self
+                .busy_loops
+                .iter()
+                .any(|l| self.event_loops[*l].is_empty())
+            {
+                let state = &mut **self;
+                let event_loops = &state.event_loops;
+                state.busy_loops.retain(|l| !event_loops[*l].is_empty());
+            }
+        });
         self.wake_waits();
     }
 

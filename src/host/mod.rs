@@ -41,7 +41,6 @@ pub mod webidl;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::DerefMut;
 
-use slotmap::SlotMap;
 use thiserror::Error;
 
 use abort::AbortSignal;
@@ -54,7 +53,7 @@ use origin::Origin;
 use parallel::ParallelQueue;
 use promise::{Promise, Resolver, Thenable};
 use seam::{AbortStep, EventTargetOf, ParallelStep, ReactionStep, TaskStep, TimerStep, Upper};
-use shared::Shared;
+use shared::{Arena, Shared};
 use spec::Algorithm;
 use timers::Timer;
 use value::Value;
@@ -119,22 +118,25 @@ pub enum Running {
 #[derive(Clone)]
 pub struct HostState<U: Upper> {
     pub settings: HostSettings,
-    pub(crate) navigables: Shared<SlotMap<NavigableKey, Navigable>>,
-    pub(crate) documents: Shared<SlotMap<DocumentKey, Shared<Document>>>,
-    pub(crate) event_loops: Shared<SlotMap<EventLoopKey, Shared<EventLoop<U>>>>,
+    pub(crate) navigables: Arena<NavigableKey, Navigable>,
+    pub(crate) documents: Arena<DocumentKey, Document>,
+    pub(crate) event_loops: Arena<EventLoopKey, EventLoop<U>>,
     pub(crate) agent_event_loops: Shared<BTreeMap<(NavigableKey, Origin), EventLoopKey>>,
-    /// Event loops with a queued task or microtask.
+    /// Event loops with a queued task or microtask (an index of the event loops, for the
+    /// scheduler: footprints do not note it).
     pub(crate) busy_loops: Shared<BTreeSet<EventLoopKey>>,
-    pub(crate) parallel_queues: Shared<SlotMap<ParallelQueueKey, Shared<ParallelQueue<U>>>>,
-    pub(crate) promises: Shared<SlotMap<PromiseKey, Shared<Promise<U>>>>,
+    pub(crate) parallel_queues: Arena<ParallelQueueKey, ParallelQueue<U>>,
+    pub(crate) promises: Arena<PromiseKey, Promise<U>>,
     pub(crate) promise_labels: Shared<BTreeMap<PromiseKey, String>>,
-    pub(crate) promise_count: u32,
-    pub(crate) resolvers: Shared<SlotMap<ResolverKey, Resolver>>,
-    pub(crate) thenables: Shared<SlotMap<ThenableKey, Thenable>>,
-    pub(crate) signals: Shared<SlotMap<SignalKey, AbortSignal<U>>>,
-    pub(crate) listeners: Shared<SlotMap<ListenerKey, Listener<U>>>,
-    pub(crate) timers: Shared<SlotMap<TimerKey, Timer<U>>>,
-    /// Timers ordered by (due time, sequence number).
+    /// How many promises were made (it numbers them: a unit that makes one reads and writes it).
+    pub(crate) promise_count: Shared<u32>,
+    pub(crate) resolvers: Arena<ResolverKey, Resolver>,
+    pub(crate) thenables: Arena<ThenableKey, Thenable>,
+    pub(crate) signals: Arena<SignalKey, AbortSignal<U>>,
+    pub(crate) listeners: Arena<ListenerKey, Listener<U>>,
+    pub(crate) timers: Arena<TimerKey, Timer<U>>,
+    /// Timers ordered by (due time, sequence number): an index of the timers, for the
+    /// scheduler (footprints do not note it).
     pub(crate) timer_index: Shared<BTreeSet<(u64, u64, TimerKey)>>,
     /// The virtual clock, in milliseconds.
     pub(crate) now: u64,
@@ -146,34 +148,35 @@ pub struct HostState<U: Upper> {
     /// How deep script calls are nested: the JavaScript execution context stack (a microtask
     /// checkpoint after a callback waits for the outermost).
     pub(crate) script_depth: u32,
-    pub(crate) next_opaque: u32,
+    /// How many opaque origins were made (it numbers them).
+    pub(crate) next_opaque: Shared<u32>,
 }
 
 impl<U: Upper> Default for HostState<U> {
     fn default() -> Self {
         HostState {
             settings: HostSettings::default(),
-            navigables: Shared::new(SlotMap::with_key()),
-            documents: Shared::new(SlotMap::with_key()),
-            event_loops: Shared::new(SlotMap::with_key()),
+            navigables: Arena::new(),
+            documents: Arena::new(),
+            event_loops: Arena::new(),
             agent_event_loops: Shared::default(),
-            busy_loops: Shared::default(),
-            parallel_queues: Shared::new(SlotMap::with_key()),
-            promises: Shared::new(SlotMap::with_key()),
+            busy_loops: Shared::untracked(BTreeSet::new()),
+            parallel_queues: Arena::new(),
+            promises: Arena::new(),
             promise_labels: Shared::default(),
-            promise_count: 0,
-            resolvers: Shared::new(SlotMap::with_key()),
-            thenables: Shared::new(SlotMap::with_key()),
-            signals: Shared::new(SlotMap::with_key()),
-            listeners: Shared::new(SlotMap::with_key()),
-            timers: Shared::new(SlotMap::with_key()),
-            timer_index: Shared::default(),
+            promise_count: Shared::new(0),
+            resolvers: Arena::new(),
+            thenables: Arena::new(),
+            signals: Arena::new(),
+            listeners: Arena::new(),
+            timers: Arena::new(),
+            timer_index: Shared::untracked(BTreeSet::new()),
             now: 0,
             seq: 0,
             unit: 0,
             running: Running::Harness,
             script_depth: 0,
-            next_opaque: 0,
+            next_opaque: Shared::new(0),
         }
     }
 }
@@ -183,6 +186,17 @@ impl<U: Upper> HostState<U> {
     pub(crate) fn next_seq(&mut self) -> u64 {
         self.seq += 1;
         self.seq
+    }
+
+    /// The origin of a URL; an opaque origin takes the next number (only then is the count
+    /// written).
+    pub fn origin_of_url(&mut self, url: &url::Url) -> Origin {
+        let mut n = *self.next_opaque;
+        let origin = Origin::of_url(url, &mut n);
+        if n != *self.next_opaque {
+            *self.next_opaque = n;
+        }
+        origin
     }
 
     /// The virtual clock, in milliseconds.

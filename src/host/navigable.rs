@@ -11,7 +11,6 @@ use super::keys::{DocumentKey, EventLoopKey, ListenerKey, NavigableKey};
 use super::origin::Origin;
 use super::permissions::{Allowlist, FeatureState};
 use super::seam::Upper;
-use super::shared::Shared;
 use super::{Host, HostError, HostState, MAX_IFRAME_DEPTH};
 
 /// A navigable. A top-level traversable is one without a parent.
@@ -150,7 +149,7 @@ pub trait Navigables: Host {
         }
         let traversable = self.navigables[parent_nav].traversable;
         let origin_keyed = self.navigables[traversable].origin_keyed;
-        let src_origin = Origin::of_url(&url, &mut self.next_opaque);
+        let src_origin = self.origin_of_url(&url);
         let nav = self.navigables.insert(Navigable {
             label: label.into(),
             parent: Some(parent_nav),
@@ -183,7 +182,7 @@ pub trait Navigables: Host {
         url: Url,
         options: DocumentOptions,
     ) -> DocumentKey {
-        let origin = Origin::of_url(&url, &mut self.next_opaque);
+        let origin = self.origin_of_url(&url);
         let traversable = self.navigables[nav].traversable;
         let event_loop = self.event_loop_for(traversable, &origin);
         let inherited = self.inherited_tools_policy(nav, &origin);
@@ -192,7 +191,7 @@ pub trait Navigables: Host {
         } else {
             Lifecycle::Complete
         };
-        let doc = self.documents.insert(Shared::new(Document {
+        let doc = self.documents.insert(Document {
             label: label.into(),
             url,
             origin,
@@ -205,7 +204,7 @@ pub trait Navigables: Host {
             tools_inherited_policy: inherited,
             tools_declared_policy: options.tools_policy,
             window_listeners: Vec::new(),
-        }));
+        });
         self.document_created(doc);
         doc
     }

@@ -7,7 +7,6 @@ use std::collections::VecDeque;
 use super::event_loop::{EventLoops, TaskAction, TaskSource};
 use super::keys::{DocumentKey, ParallelQueueKey};
 use super::seam::Upper;
-use super::shared::Shared;
 use super::{Host, HostState};
 
 /// One step run "in parallel".
@@ -83,12 +82,12 @@ impl<U: Upper> HostState<U> {
     /// <https://html.spec.whatwg.org/multipage/infrastructure.html#starting-a-new-parallel-queue>
     /// that lives as long as the user agent.
     pub fn start_a_new_parallel_queue(&mut self, label: &str) -> ParallelQueueKey {
-        self.parallel_queues.insert(Shared::new(ParallelQueue {
+        self.parallel_queues.insert(ParallelQueue {
             label: label.into(),
             steps: VecDeque::new(),
             state: QueueState::Ready,
             persistent: true,
-        }))
+        })
     }
 
     /// Starts a new parallel queue for the steps of one "in parallel" block.
@@ -99,12 +98,12 @@ impl<U: Upper> HostState<U> {
         label: String,
         steps: Vec<ParallelStepKind<U>>,
     ) -> ParallelQueueKey {
-        let queue = self.parallel_queues.insert(Shared::new(ParallelQueue {
+        let queue = self.parallel_queues.insert(ParallelQueue {
             label,
             steps: VecDeque::new(),
             state: QueueState::Ready,
             persistent: false,
-        }));
+        });
         for kind in steps {
             self.enqueue_parallel_step(queue, kind);
         }

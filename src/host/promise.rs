@@ -17,7 +17,6 @@
 use super::callback::Callback;
 use super::keys::{DocumentKey, PromiseKey, ResolverKey, ThenableKey};
 use super::seam::Upper;
-use super::shared::Shared;
 use super::spec::{HOST_ENQUEUE_PROMISE_JOB, PROMISE_RESOLVE_THENABLE_JOB};
 use super::switches::InactiveRealmJobs;
 use super::timers::TimerKind;
@@ -143,14 +142,15 @@ impl<U: Upper> HostState<U> {
     ///
     /// <https://webidl.spec.whatwg.org/#a-new-promise>
     pub fn new_promise(&mut self, realm: DocumentKey) -> PromiseKey {
-        self.promise_count += 1;
-        self.promises.insert(Shared::new(Promise {
+        *self.promise_count += 1;
+        let id = *self.promise_count;
+        self.promises.insert(Promise {
             realm,
             state: PromiseState::Pending,
             already_resolved: false,
             reactions: Vec::new(),
-            id: self.promise_count,
-        }))
+            id,
+        })
     }
 
     /// Gives a promise the name a scenario knows it by.

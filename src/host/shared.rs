@@ -1,23 +1,62 @@
 //! Copy-on-write storage for the world's arenas, so that the explorer's copies of a world
 //! share every arena until one copy changes it, and remember each arena's state hash until
-//! it changes; and the hash a world's state is compared by.
+//! it changes; the hash a world's state is compared by; and the footprint of a unit of
+//! work: which of these objects it read and wrote (see [`footprint`]).
+//!
+//! Every [`Shared`] value and every element of an [`Arena`] or a [`SecondaryArena`] is an
+//! object with an identity of its own. While the explorer records a footprint, reading one
+//! (`Deref`, `get`, indexing) notes a read of it and changing one (`DerefMut`, `get_mut`,
+//! `insert`, `remove`) notes a write; an arena's set of keys is an object too, which
+//! iterating reads and inserting or removing adds to. Nothing is noted otherwise: outside a
+//! recording the cost is one relaxed atomic load per access.
 
 use std::cell::Cell;
 use std::hash::Hasher;
-use std::ops::{Deref, DerefMut};
+use std::ops::{Deref, DerefMut, Index, IndexMut};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use slotmap::{Key, SecondaryMap, SlotMap};
+
+pub mod footprint;
+
+use footprint::{note, Access};
+
+/// A new object identity (never 0, which is "not tracked"; the top bit is left for keyed
+/// elements, see [`element_id`]).
+fn new_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed) & !(1 << 63)
+}
+
+/// The identity of the element named `key` in the arena `arena`: the top bit set, the rest
+/// a mix of the two.
+#[inline]
+fn element_id(arena: u64, key: u64) -> u64 {
+    let mut h = (arena ^ 0x9e37_79b9_7f4a_7c15).wrapping_mul(0x517c_c1b7_2722_0a95);
+    h = (h.rotate_left(29) ^ key).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h ^ (h >> 31)) | (1 << 63)
+}
 
 /// A value shared between copies of a world until one of them changes it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Shared<T> {
     inner: Rc<Memo<T>>,
 }
 
-#[derive(Debug, Default)]
+impl<T: Default> Default for Shared<T> {
+    fn default() -> Self {
+        Shared::new(T::default())
+    }
+}
+
+#[derive(Debug)]
 struct Memo<T> {
     value: T,
     /// The value's state hash once computed (0: not yet); forgotten when the value changes.
     hash: Cell<u64>,
+    /// The object's identity in footprints (0: its accesses are not noted).
+    id: u64,
 }
 
 impl<T: Clone> Clone for Memo<T> {
@@ -25,6 +64,7 @@ impl<T: Clone> Clone for Memo<T> {
         Memo {
             value: self.value.clone(),
             hash: self.hash.clone(),
+            id: self.id,
         }
     }
 }
@@ -35,8 +75,27 @@ impl<T> Shared<T> {
             inner: Rc::new(Memo {
                 value,
                 hash: Cell::new(0),
+                id: new_id(),
             }),
         }
+    }
+
+    /// A value whose accesses footprints do not note: an index the scheduler keeps beside
+    /// the objects it is derived from (a unit that changes what the index says has written
+    /// those objects), or storage inside an arena, whose elements are noted by key.
+    pub fn untracked(value: T) -> Shared<T> {
+        Shared {
+            inner: Rc::new(Memo {
+                value,
+                hash: Cell::new(0),
+                id: 0,
+            }),
+        }
+    }
+
+    /// The value, without noting a read (for an arena's own bookkeeping).
+    fn quiet(&self) -> &T {
+        &self.inner.value
     }
 
     /// The value's hash, computed by `compute` the first time and remembered until the value
@@ -61,18 +120,41 @@ impl<T> Clone for Shared<T> {
     }
 }
 
+impl<T: Clone> Shared<T> {
+    /// The value to change, without noting a write (for an arena's own bookkeeping).
+    fn quiet_mut(&mut self) -> &mut T {
+        let memo = Rc::make_mut(&mut self.inner);
+        memo.hash.set(0);
+        &mut memo.value
+    }
+
+    /// The value itself, copied only if another world still shares it.
+    fn into_value(self) -> T {
+        match Rc::try_unwrap(self.inner) {
+            Ok(memo) => memo.value,
+            Err(rc) => rc.value.clone(),
+        }
+    }
+}
+
 impl<T> Deref for Shared<T> {
     type Target = T;
+    #[inline]
     fn deref(&self) -> &T {
+        if self.inner.id != 0 {
+            note(self.inner.id, Access::Read);
+        }
         &self.inner.value
     }
 }
 
 impl<T: Clone> DerefMut for Shared<T> {
+    #[inline]
     fn deref_mut(&mut self) -> &mut T {
-        let memo = Rc::make_mut(&mut self.inner);
-        memo.hash.set(0);
-        &mut memo.value
+        if self.inner.id != 0 {
+            note(self.inner.id, Access::Write);
+        }
+        self.quiet_mut()
     }
 }
 
@@ -102,7 +184,347 @@ where
     type Item = <&'a T as IntoIterator>::Item;
     type IntoIter = <&'a T as IntoIterator>::IntoIter;
     fn into_iter(self) -> Self::IntoIter {
-        (&self.inner.value).into_iter()
+        (&**self).into_iter()
+    }
+}
+
+/// An arena of objects named by slotmap keys, each element an object of its own in
+/// footprints, copied on write element by element: cloning an arena copies no element.
+///
+/// Reading an element notes a read of it, changing one a write; `insert` and `remove` also
+/// add to the arena's set of keys, which iterating (and `len`) reads. Adding to the set of
+/// keys commutes: two units that each insert an element are not ordered by it (their keys
+/// then depend on the order, which only names the elements: see the explorer's argument).
+#[derive(Debug)]
+pub struct Arena<K: Key, V> {
+    id: u64,
+    map: Shared<SlotMap<K, Shared<V>>>,
+}
+
+impl<K: Key, V> Clone for Arena<K, V> {
+    fn clone(&self) -> Self {
+        Arena {
+            id: self.id,
+            map: self.map.clone(),
+        }
+    }
+}
+
+impl<K: Key, V: Clone> Default for Arena<K, V> {
+    fn default() -> Self {
+        Arena::new()
+    }
+}
+
+impl<K: Key, V: Clone> Arena<K, V> {
+    pub fn new() -> Arena<K, V> {
+        Arena {
+            id: new_id(),
+            map: Shared::untracked(SlotMap::with_key()),
+        }
+    }
+
+    #[inline]
+    fn key_id(&self, key: K) -> u64 {
+        element_id(self.id, key.data().as_ffi())
+    }
+
+    fn read_all(&self) {
+        if footprint::recording() {
+            note(self.id, Access::Read);
+            for k in self.map.quiet().keys() {
+                note(self.key_id(k), Access::Read);
+            }
+        }
+    }
+
+    pub fn insert(&mut self, value: V) -> K {
+        note(self.id, Access::Add);
+        let key = self.map.quiet_mut().insert(Shared::untracked(value));
+        note(self.key_id(key), Access::Write);
+        key
+    }
+
+    /// Inserts the value `make` builds from its own key.
+    pub fn insert_with_key(&mut self, make: impl FnOnce(K) -> V) -> K {
+        note(self.id, Access::Add);
+        let key = self
+            .map
+            .quiet_mut()
+            .insert_with_key(|k| Shared::untracked(make(k)));
+        note(self.key_id(key), Access::Write);
+        key
+    }
+
+    pub fn remove(&mut self, key: K) -> Option<V> {
+        note(self.key_id(key), Access::Write);
+        let gone = self.map.quiet_mut().remove(key)?;
+        note(self.id, Access::Add);
+        Some(gone.into_value())
+    }
+
+    #[inline]
+    pub fn get(&self, key: K) -> Option<&V> {
+        note(self.key_id(key), Access::Read);
+        self.map.quiet().get(key).map(Shared::quiet)
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
+        note(self.key_id(key), Access::Write);
+        self.map.quiet_mut().get_mut(key).map(Shared::quiet_mut)
+    }
+
+    pub fn contains_key(&self, key: K) -> bool {
+        note(self.key_id(key), Access::Read);
+        self.map.quiet().contains_key(key)
+    }
+
+    pub fn len(&self) -> usize {
+        note(self.id, Access::Read);
+        self.map.quiet().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The keys, in slot order (reads the set of keys, not the elements).
+    pub fn keys(&self) -> impl Iterator<Item = K> + '_ {
+        note(self.id, Access::Read);
+        self.map.quiet().keys()
+    }
+
+    /// Every element, in slot order (reads every one of them).
+    pub fn iter(&self) -> impl Iterator<Item = (K, &V)> + '_ {
+        self.read_all();
+        self.map.quiet().iter().map(|(k, v)| (k, v.quiet()))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
+        self.iter().map(|(_, v)| v)
+    }
+
+    /// The arena's state hash, remembered until it changes (each element's too).
+    pub fn hash_with(&self, element: impl Fn(K, &V, &mut StateHasher)) -> u64 {
+        self.map.hash_with(|m| {
+            let mut h = StateHasher::default();
+            h.write_usize(m.len());
+            for (k, v) in m.iter() {
+                let e = v.hash_with(|v| {
+                    let mut h = StateHasher::default();
+                    element(k, v, &mut h);
+                    Hasher::finish(&h)
+                });
+                h.write_u64(e);
+            }
+            Hasher::finish(&h)
+        })
+    }
+
+    /// How many elements, without noting a read (for the explorer's measures).
+    pub fn count(&self) -> usize {
+        self.map.quiet().len()
+    }
+}
+
+impl<'a, K: Key, V: Clone> IntoIterator for &'a Arena<K, V> {
+    type Item = (K, &'a V);
+    type IntoIter = Box<dyn Iterator<Item = (K, &'a V)> + 'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+impl<'a, K: Key, V: Clone> IntoIterator for &'a SecondaryArena<K, V> {
+    type Item = (K, &'a V);
+    type IntoIter = Box<dyn Iterator<Item = (K, &'a V)> + 'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+impl<K: Key, V: Clone> Index<K> for Arena<K, V> {
+    type Output = V;
+    #[inline]
+    fn index(&self, key: K) -> &V {
+        note(self.key_id(key), Access::Read);
+        self.map.quiet()[key].quiet()
+    }
+}
+
+impl<K: Key, V: Clone> IndexMut<K> for Arena<K, V> {
+    #[inline]
+    fn index_mut(&mut self, key: K) -> &mut V {
+        note(self.key_id(key), Access::Write);
+        self.map.quiet_mut()[key].quiet_mut()
+    }
+}
+
+impl<K: Key + std::hash::Hash, V: Clone + std::hash::Hash> std::hash::Hash for Arena<K, V> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash_with(|k, v, h| {
+            std::hash::Hash::hash(&k, h);
+            std::hash::Hash::hash(v, h);
+        }));
+    }
+}
+
+/// A map from the keys of another arena to values, each entry an object in footprints, as
+/// for [`Arena`].
+#[derive(Debug)]
+pub struct SecondaryArena<K: Key, V> {
+    id: u64,
+    map: Shared<SecondaryMap<K, V>>,
+}
+
+impl<K: Key, V: Clone> Clone for SecondaryArena<K, V> {
+    fn clone(&self) -> Self {
+        SecondaryArena {
+            id: self.id,
+            map: self.map.clone(),
+        }
+    }
+}
+
+impl<K: Key, V: Clone> Default for SecondaryArena<K, V> {
+    fn default() -> Self {
+        SecondaryArena {
+            id: new_id(),
+            map: Shared::untracked(SecondaryMap::new()),
+        }
+    }
+}
+
+impl<K: Key, V: Clone> SecondaryArena<K, V> {
+    #[inline]
+    fn key_id(&self, key: K) -> u64 {
+        element_id(self.id, key.data().as_ffi())
+    }
+
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        note(self.id, Access::Add);
+        note(self.key_id(key), Access::Write);
+        self.map.quiet_mut().insert(key, value)
+    }
+
+    pub fn remove(&mut self, key: K) -> Option<V> {
+        note(self.key_id(key), Access::Write);
+        let gone = self.map.quiet_mut().remove(key)?;
+        note(self.id, Access::Add);
+        Some(gone)
+    }
+
+    /// The value of `key`, made by `V::default()` if it has none (`None` for a key its
+    /// arena no longer holds).
+    pub fn entry_or_default(&mut self, key: K) -> Option<&mut V>
+    where
+        V: Default,
+    {
+        note(self.key_id(key), Access::Write);
+        let map = self.map.quiet_mut();
+        if !map.contains_key(key) {
+            note(self.id, Access::Add);
+        }
+        map.entry(key).map(|e| e.or_default())
+    }
+
+    #[inline]
+    pub fn get(&self, key: K) -> Option<&V> {
+        note(self.key_id(key), Access::Read);
+        self.map.quiet().get(key)
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
+        note(self.key_id(key), Access::Write);
+        self.map.quiet_mut().get_mut(key)
+    }
+
+    pub fn contains_key(&self, key: K) -> bool {
+        note(self.key_id(key), Access::Read);
+        self.map.quiet().contains_key(key)
+    }
+
+    pub fn len(&self) -> usize {
+        note(self.id, Access::Read);
+        self.map.quiet().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (K, &V)> + '_ {
+        if footprint::recording() {
+            note(self.id, Access::Read);
+            for k in self.map.quiet().keys() {
+                note(self.key_id(k), Access::Read);
+            }
+        }
+        self.map.quiet().iter()
+    }
+
+    /// The map's state hash, remembered until it changes.
+    pub fn hash_with(&self, compute: impl FnOnce(&SecondaryMap<K, V>) -> u64) -> u64 {
+        self.map.hash_with(compute)
+    }
+}
+
+/// A count per key whose test for zero is an object apart from its value: adding to a count
+/// commutes with adding to it again, and with testing it for zero unless the addition moves
+/// it to or from zero. (The readiness index counts documents that are not ready; a wait
+/// reads only whether the count is zero.)
+impl<K: Key> SecondaryArena<K, u32> {
+    #[inline]
+    fn zero_id(&self, key: K) -> u64 {
+        element_id(self.id ^ 0x5a5a_5a5a, key.data().as_ffi())
+    }
+
+    /// Adds `delta` to the count of `key` (from 0 if it has none), saturating at 0.
+    pub fn add(&mut self, key: K, delta: i64) {
+        let zero_id = self.zero_id(key);
+        let key_id = self.key_id(key);
+        let map = self.map.quiet_mut();
+        let before = map.get(key).copied();
+        let now = (i64::from(before.unwrap_or(0)) + delta).clamp(0, i64::from(u32::MAX)) as u32;
+        if before.is_none() {
+            note(self.id, Access::Add);
+        }
+        note(key_id, Access::Add);
+        if (before.unwrap_or(0) == 0) != (now == 0) {
+            note(zero_id, Access::Write);
+        }
+        map.insert(key, now);
+    }
+
+    /// Whether the count of `key` is zero (or it has none).
+    pub fn is_zero(&self, key: K) -> bool {
+        note(self.zero_id(key), Access::Read);
+        self.map.quiet().get(key).is_none_or(|n| *n == 0)
+    }
+
+    /// Sets the count of `key` (a write of both the count and its test for zero).
+    pub fn set(&mut self, key: K, count: u32) {
+        note(self.zero_id(key), Access::Write);
+        self.insert(key, count);
+    }
+}
+
+impl<K: Key, V: Clone> Index<K> for SecondaryArena<K, V> {
+    type Output = V;
+    #[inline]
+    fn index(&self, key: K) -> &V {
+        note(self.key_id(key), Access::Read);
+        &self.map.quiet()[key]
+    }
+}
+
+impl<K: Key, V: Clone> IndexMut<K> for SecondaryArena<K, V> {
+    #[inline]
+    fn index_mut(&mut self, key: K) -> &mut V {
+        note(self.key_id(key), Access::Write);
+        &mut self.map.quiet_mut()[key]
     }
 }
 

@@ -435,6 +435,18 @@ pub fn exploration_differences(results: &[crate::explore::Exploration]) -> Strin
     out
 }
 
+
+/// What an exploration's counts count, as its first line says it.
+fn counted_as(e: &crate::explore::Exploration) -> &'static str {
+    match e.counted {
+        crate::explore::Counted::Schedules => "schedules (every one, exactly)",
+        crate::explore::Counted::Traces => {
+            "traces explored (schedules up to the order of independent units: one or more of each)"
+        }
+        crate::explore::Counted::Samples => "schedules sampled",
+    }
+}
+
 /// Human-readable explorations.
 pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[String]) -> String {
     let mut out = String::new();
@@ -456,8 +468,13 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
         };
         let _ = writeln!(
             out,
-            "{verdict:<10} {} :: {:?} [{}]\n           {} schedules, {} distinct states ({} met again), {} units run, {} schedules run to the end",
-            e.file, e.subtest, e.profile, e.schedules, e.states, e.merged, e.units, e.leaves_run
+            "{verdict:<10} {} :: {:?} [{}]\n           {} {}, {} distinct states ({} met again), {} units run, {} schedules run to the end{}",
+            e.file, e.subtest, e.profile, e.schedules, counted_as(e), e.states, e.merged, e.units, e.leaves_run,
+            match (e.seed, &e.stopped_by) {
+                (Some(seed), _) => format!(" (seed {seed})"),
+                (None, Some(why)) => format!(" (stopped by {why})"),
+                (None, None) => String::new(),
+            }
         );
         // Only the values that differ between outcomes say anything.
         let keys: Vec<&str> = {
@@ -488,8 +505,10 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
         for o in &e.outcomes {
             let _ = write!(
                 out,
-                "           {:>8} schedule(s), e.g. {:<12}",
-                o.schedules, o.schedule
+                "           {:>8} {}, e.g. {:<12}",
+                o.schedules,
+                e.counted.noun(),
+                o.schedule
             );
             let shown: Vec<String> = o
                 .values

@@ -119,7 +119,7 @@ pub trait ExecuteTool: WebMcpHost {
         // 4-5. The tool's origin must parse to an origin that is not opaque.
         let parsed = url::Url::parse(&origin)
             .ok()
-            .map(|u| Origin::of_url(&u, &mut self.next_opaque));
+            .map(|u| self.origin_of_url(&u));
         step!(self, EXECUTE_TOOL, "4", Some(caller), "{origin:?}");
         let expected_target_origin = match parsed {
             Some(o) if !matches!(o, Origin::Opaque(_)) => o,
@@ -412,8 +412,7 @@ pub trait ExecuteTool: WebMcpHost {
         // 16.12. Record it in the target's traversable's pending tool executions map.
         self.webmcp_mut()
             .pending_tool_executions
-            .entry(caller_traversable)
-            .map(|e| e.or_default())
+            .entry_or_default(caller_traversable)
             .map(|map| {
                 map.insert(
                     e.uuid,

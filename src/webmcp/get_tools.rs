@@ -89,7 +89,7 @@ pub trait GetTools: WebMcpHost {
                 //        SecurityError.
                 let origin = parsed
                     .ok()
-                    .map(|u| Origin::of_url(&u, &mut self.next_opaque))
+                    .map(|u| self.origin_of_url(&u))
                     .filter(Origin::is_potentially_trustworthy);
                 let Some(origin) = origin else {
                     return_rejected!(

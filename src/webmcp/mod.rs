@@ -39,12 +39,12 @@ use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 use serde::Serialize;
-use slotmap::{new_key_type, SecondaryMap, SlotMap};
+use slotmap::new_key_type;
 
 use crate::host::callback::Callback;
 use crate::host::keys::{DocumentKey, ListenerKey, NavigableKey, ParallelQueueKey, PromiseKey};
 use crate::host::origin::Origin;
-use crate::host::shared::Shared;
+use crate::host::shared::{Arena, SecondaryArena, Shared};
 use crate::host::spec::Algorithm;
 use crate::host::value::ErrorValue;
 use crate::host::Host;
@@ -292,25 +292,26 @@ pub struct DocumentState {
 /// WebMCP's state: its objects, and what it keeps about the host's.
 #[derive(Clone, Default)]
 pub struct WebmcpState {
-    pub(crate) model_contexts: Shared<SlotMap<ModelContextKey, Shared<ModelContext>>>,
-    pub(crate) documents: Shared<SecondaryMap<DocumentKey, DocumentState>>,
+    pub(crate) model_contexts: Arena<ModelContextKey, ModelContext>,
+    pub(crate) documents: SecondaryArena<DocumentKey, DocumentState>,
     /// For each top-level traversable: how many fully active documents of its tree have
     /// tools-ready false. An index kept beside the text's loop in
     /// [`readiness::Readiness::are_all_ready`]; see `recount_not_ready`.
-    pub(crate) not_ready: Shared<SecondaryMap<NavigableKey, u32>>,
-    pub(crate) waiters: Shared<SlotMap<WaiterKey, readiness::Waiter>>,
-    pub(crate) observations: Shared<SlotMap<ObservationKey, observation::Observation>>,
+    pub(crate) not_ready: SecondaryArena<NavigableKey, u32>,
+    pub(crate) waiters: Arena<WaiterKey, readiness::Waiter>,
+    pub(crate) observations: Arena<ObservationKey, observation::Observation>,
     /// <https://webmachinelearning.github.io/webmcp/#traversable-navigable-pending-tool-executions-map>,
     /// for each traversable that has one.
     pub(crate) pending_tool_executions:
-        Shared<SecondaryMap<NavigableKey, BTreeMap<Uuid, PendingToolExecution>>>,
+        SecondaryArena<NavigableKey, BTreeMap<Uuid, PendingToolExecution>>,
     /// Every `executeTool()` call, for embedders that act as the browser agent and want its
     /// outcome without going through the caller's task (the agent gateway).
-    pub(crate) executions: Shared<SlotMap<ExecutionKey, execute_tool::Execution>>,
-    pub(crate) next_uuid: u64,
+    pub(crate) executions: Arena<ExecutionKey, execute_tool::Execution>,
+    /// The last unique internal value given (a unit that takes one reads and writes it).
+    pub(crate) next_uuid: Shared<u64>,
     /// <https://webmachinelearning.github.io/webmcp/#ai-agent-queue>
     pub(crate) ai_agent_queue: ParallelQueueKey,
-    pub(crate) next_unique_id: u64,
+    pub(crate) next_unique_id: Shared<u64>,
 }
 
 impl WebmcpState {
@@ -422,23 +423,20 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
     /// PR #373's tools-ready (presumed false by the tools-ready-lifecycle switch while a
     /// document loads).
     fn create_model_context(&mut self, document: DocumentKey) {
-        let context = self
-            .webmcp_mut()
-            .model_contexts
-            .insert(Shared::new(ModelContext {
-                document,
-                tool_map: IndexMap::new(),
-                pending_tool_readiness_promises: PendingSet::default(),
-                listeners: Vec::new(),
-                last_notified_ready: true,
-                readiness_check_queued: false,
-                registry_change: None,
-                local_pending_tool_executions: BTreeMap::new(),
-                toolchanges_fired: ToolchangeCount::default(),
-            }));
+        let context = self.webmcp_mut().model_contexts.insert(ModelContext {
+            document,
+            tool_map: IndexMap::new(),
+            pending_tool_readiness_promises: PendingSet::default(),
+            listeners: Vec::new(),
+            last_notified_ready: true,
+            readiness_check_queued: false,
+            registry_change: None,
+            local_pending_tool_executions: BTreeMap::new(),
+            toolchanges_fired: ToolchangeCount::default(),
+        });
         let w = self.webmcp_mut();
-        w.next_unique_id += 1;
-        let unique_id = w.next_unique_id;
+        *w.next_unique_id += 1;
+        let unique_id = *w.next_unique_id;
         w.documents.insert(
             document,
             DocumentState {
@@ -460,8 +458,8 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
     /// A new unique internal value.
     fn new_uuid(&mut self) -> Uuid {
         let w = self.webmcp_mut();
-        w.next_uuid += 1;
-        Uuid(w.next_uuid)
+        *w.next_uuid += 1;
+        Uuid(*w.next_uuid)
     }
 }
 

@@ -27,6 +27,7 @@ use crate::host::navigable::Lifecycle;
 use crate::host::origin::Origin;
 use crate::host::parallel::ParallelStepKind;
 use crate::host::promise::{Handler, PromiseState};
+use crate::host::shared::footprint;
 use crate::host::timers::TimerKind;
 use crate::host::value::Value;
 use crate::step;
@@ -423,15 +424,9 @@ pub trait Readiness: WebMcpHost {
         self.webmcp_mut().documents[document].tools_ready = ready;
         if self.is_fully_active(document) {
             let t = self.traversable_of(document);
-            let n = self.webmcp_mut().not_ready.entry(t);
-            let n = n.map(|e| e.or_insert(0));
-            if let Some(n) = n {
-                if ready {
-                    *n = n.saturating_sub(1);
-                } else {
-                    *n += 1;
-                }
-            }
+            self.webmcp_mut()
+                .not_ready
+                .add(t, if ready { -1 } else { 1 });
         }
     }
 
@@ -475,25 +470,21 @@ pub trait Readiness: WebMcpHost {
                 true
             });
         }
-        self.webmcp_mut().not_ready.insert(traversable, count);
+        self.webmcp_mut().not_ready.set(traversable, count);
     }
 
     /// Counts a document just added to a traversable's tree, fully active, in its count of
     /// documents whose tools are not ready (the rest of the tree is as it was).
     fn count_added_document(&mut self, traversable: NavigableKey, doc: DocumentKey) {
         let not_ready = u32::from(!self.tools_ready(doc));
-        let n = self.webmcp_mut().not_ready.entry(traversable);
-        if let Some(n) = n.map(|e| e.or_insert(0)) {
+        if let Some(n) = self.webmcp_mut().not_ready.entry_or_default(traversable) {
             *n += not_ready;
         }
     }
 
     /// The readiness index's answer to areAllReady for a traversable.
     fn index_says_ready(&self, traversable: NavigableKey) -> bool {
-        self.webmcp()
-            .not_ready
-            .get(traversable)
-            .is_none_or(|n| *n == 0)
+        self.webmcp().not_ready.is_zero(traversable)
     }
 
     /// Whether the readiness index agrees with the text's loop for every traversable (a
@@ -673,25 +664,44 @@ pub trait Readiness: WebMcpHost {
         // `set_tools_ready` and `recount_not_ready`) instead of walking the tree; debug builds
         // check that the two agree.
         let ready = self.index_says_ready(waiter.traversable);
-        debug_assert_eq!(ready, self.are_all_ready(waiter.captured));
+        debug_assert_eq!(
+            ready,
+            footprint::untracked(|| self.are_all_ready(waiter.captured))
+        );
         ready.then_some(WaitOutcome::Ready)
     }
 
     /// Re-evaluates every waiting waiter's condition after a unit of work or a harness action;
     /// a wait that has ended wakes its queue.
+    ///
+    /// Each waiter's condition is a check after the unit (`footprint::post_check`): it joins
+    /// the unit's footprint only when it ends the wait or reads what the unit changed, and it
+    /// reads the same objects whatever their values. Which waiters there are is not noted: a
+    /// unit that adds one writes it, and so checks it.
     fn check_waiters(&mut self) {
-        if self.webmcp().waiters.is_empty() {
-            return;
-        }
-        let ended: Vec<(WaiterKey, WaitOutcome)> = self
-            .webmcp()
-            .waiters
-            .iter()
-            .filter(|(_, w)| w.outcome.is_none())
-            .filter_map(|(k, w)| self.wait_condition(w).map(|o| (k, o)))
-            .collect();
-        for (key, outcome) in ended {
-            self.end_wait(key, outcome);
+        let keys: Vec<WaiterKey> = footprint::untracked(|| {
+            if self.webmcp().waiters.is_empty() {
+                return Vec::new();
+            }
+            self.webmcp().waiters.keys().collect()
+        });
+        for key in keys {
+            footprint::post_check(|| {
+                let w = &self.webmcp().waiters[key];
+                // A check after a unit reads the same objects whatever their values: the
+                // waiter, its traversable and its readiness, before deciding anything.
+                let _ = (
+                    self.navigables.get(w.traversable),
+                    self.index_says_ready(w.traversable),
+                );
+                let ended = match w.outcome {
+                    Some(_) => None,
+                    None => self.wait_condition(w),
+                };
+                if let Some(outcome) = ended {
+                    self.end_wait(key, outcome);
+                }
+            });
         }
     }
 

@@ -227,7 +227,7 @@ pub trait Registry: WebMcpHost {
                 // 15.1.2. Failure, or an origin that is not potentially trustworthy, rejects.
                 let origin = parsed
                     .ok()
-                    .map(|u| Origin::of_url(&u, &mut self.next_opaque))
+                    .map(|u| self.origin_of_url(&u))
                     .filter(Origin::is_potentially_trustworthy);
                 let Some(origin) = origin else {
                     return_rejected!(
@@ -755,11 +755,15 @@ pub trait Registry: WebMcpHost {
                 None => "Event".into(),
             }
         );
-        let count = &mut self.webmcp_mut().model_contexts[context].toolchanges_fired;
-        count.all += 1;
-        if let Some(r) = ready {
-            count.with_ready[usize::from(r)] += 1;
-        }
+        // A count for embedders watching the page: no unit reads it, so footprints leave it
+        // out (and the explorer's state does too).
+        crate::host::shared::footprint::untracked(|| {
+            let count = &mut self.webmcp_mut().model_contexts[context].toolchanges_fired;
+            count.all += 1;
+            if let Some(r) = ready {
+                count.with_ready[usize::from(r)] += 1;
+            }
+        });
         let event = match ready {
             Some(r) => Event {
                 event_type: "toolchange".into(),

@@ -24,6 +24,7 @@ use crate::engine::world::{World, UNIT_BUDGET};
 use crate::engine::RunError;
 use crate::host::event_loop::Candidate;
 use crate::host::keys::DocumentKey;
+use crate::host::shared::footprint::{self, Footprint};
 use crate::host::shared::StateHasher;
 use crate::host::value::Value;
 use crate::host::HostError;
@@ -309,6 +310,24 @@ pub struct SubtestRun<'a> {
     end: usize,
     /// A line ran out of its budget of units.
     out_of_budget: bool,
+    /// While the explorer reduces: what happened since it last looked, each unit with its
+    /// footprint, and each harness action between units.
+    events: Option<Vec<UnitEvent>>,
+}
+
+/// Something that happened in a run, as the explorer's partial-order reduction sees it.
+#[derive(Clone, Debug)]
+pub struct UnitEvent {
+    /// The unit that ran (`None`: the harness acted between units, on everything).
+    pub unit: Option<Candidate>,
+    pub footprint: Footprint,
+    /// The world's last sequence number before and after it: the units it made runnable
+    /// have the numbers in between.
+    pub seqs: (u64, u64),
+    /// The units that could run just before it and just after it (a harness action: none
+    /// told; the explorer takes the set after the unit before it). What it enabled and
+    /// disabled is the difference, whatever the footprints say.
+    pub runnable: (Vec<Candidate>, Vec<Candidate>),
 }
 
 /// A check run after every unit: `Some(message)` when it does not hold.
@@ -375,6 +394,64 @@ impl<'a> SubtestRun<'a> {
             triggers: Default::default(),
             end: subtest.actions.len(),
             out_of_budget: false,
+            events: None,
+        }
+    }
+
+    /// Records, from now on, the footprint of every unit and every harness action (see
+    /// [`SubtestRun::take_events`]).
+    pub fn record_footprints(&mut self) {
+        self.events = Some(Vec::new());
+    }
+
+    /// What happened since the last call.
+    pub fn take_events(&mut self) -> Vec<UnitEvent> {
+        self.events.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    fn harness_event(&mut self) {
+        if let Some(events) = self.events.as_mut() {
+            if events.last().is_none_or(|e| e.unit.is_some()) {
+                let seq = self.world.seq;
+                events.push(UnitEvent {
+                    unit: None,
+                    footprint: Footprint::everything(),
+                    seqs: (seq, seq),
+                    runnable: (Vec::new(), Vec::new()),
+                });
+            }
+        }
+    }
+
+    /// Runs a unit, and what follows it within the unit (the count, the checks), noting its
+    /// footprint when recording.
+    fn run_one(&mut self, candidate: Candidate, note: Option<crate::engine::trace::ChoiceNote>) {
+        if self.events.is_none() {
+            self.world.run_unit(candidate, note);
+            self.count_unit();
+            self.unit_ran();
+            return;
+        }
+        let seq_before = self.world.seq;
+        let runnable_before = footprint::untracked(|| self.world.candidates());
+        let (fires, mut fp) = footprint::record(|| {
+            self.world.note_runnable(candidate.unit);
+            self.world.run_unit(candidate, note);
+            self.count_unit();
+            self.unit_ran();
+            // A `when DOC exists:` block is checked after every unit: the unit that makes
+            // one fire is ordered with everything (the block acts as the harness does).
+            footprint::post_check(|| self.exists_trigger_due())
+        });
+        fp.global |= fires;
+        let runnable_after = footprint::untracked(|| self.world.candidates());
+        if let Some(events) = self.events.as_mut() {
+            events.push(UnitEvent {
+                unit: Some(candidate),
+                footprint: fp,
+                seqs: (seq_before, self.world.seq),
+                runnable: (runnable_before, runnable_after),
+            });
         }
     }
 
@@ -428,13 +505,18 @@ impl<'a> SubtestRun<'a> {
             if self.errored {
                 return Next::Done;
             }
-            if let Err(e) = self.fire_due_triggers() {
-                self.messages.push(e.to_string());
-                self.errored = true;
-                return Next::Done;
+            match self.fire_due_triggers() {
+                Err(e) => {
+                    self.messages.push(e.to_string());
+                    self.errored = true;
+                    return Next::Done;
+                }
+                Ok(true) => self.harness_event(),
+                Ok(false) => {}
             }
             if let Some(drive) = self.drive {
                 if drive.steps_left == Some(0) {
+                    self.harness_event();
                     self.finish_drive();
                     continue;
                 }
@@ -448,16 +530,21 @@ impl<'a> SubtestRun<'a> {
                     return Next::Done;
                 }
                 if self.clock_to_next_at(drive.limit) {
+                    self.harness_event();
                     continue;
                 }
+                let before = self.world.now();
                 let candidates = self.world.next_candidates(drive.limit);
+                if self.world.now() != before {
+                    // The clock moved: nothing could run before it did.
+                    self.harness_event();
+                }
                 match candidates.len() {
-                    0 => self.finish_drive(),
-                    1 => {
-                        self.world.run_unit(candidates[0], None);
-                        self.count_unit();
-                        self.unit_ran();
+                    0 => {
+                        self.harness_event();
+                        self.finish_drive()
                     }
+                    1 => self.run_one(candidates[0], None),
                     _ => return Next::Choice(candidates),
                 }
                 continue;
@@ -468,6 +555,7 @@ impl<'a> SubtestRun<'a> {
             let Some(action) = self.subtest.actions.get(self.index) else {
                 return Next::Done;
             };
+            self.harness_event();
             if let Err(e) = self.act(action) {
                 self.fail_line(e.to_string());
                 return Next::Done;
@@ -482,11 +570,7 @@ impl<'a> SubtestRun<'a> {
     /// or by the world's own schedule.
     pub fn take(&mut self, candidates: &[Candidate], scheduler: Option<&mut dyn Scheduler>) {
         match self.world.choose(candidates.len(), scheduler) {
-            Ok(note) => {
-                self.world.run_unit(candidates[note.taken], Some(note));
-                self.count_unit();
-                self.unit_ran();
-            }
+            Ok(note) => self.run_one(candidates[note.taken], Some(note)),
             Err(e) => self.fail_line(e.to_string()),
         }
     }

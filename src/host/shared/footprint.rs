@@ -1,0 +1,260 @@
+//! Footprints: which objects a unit of work read, wrote or added to, noted as it runs.
+//!
+//! The explorer opens a recording around each unit ([`record`]); the containers of
+//! [`super`] note every access to their objects into it. Outside a recording nothing is
+//! noted, and each access costs one relaxed atomic load.
+//!
+//! Three kinds of access: a read, a write, and an addition (to a count, or to an arena's
+//! set of keys), which commutes with another addition. Two footprints conflict when they
+//! touch one object and neither both read it nor both add to it.
+//!
+//! Two more scopes shape a footprint:
+//! - [`untracked`]: accesses that keep an index in step with the objects it is derived
+//!   from (the unit changed those objects, and that is noted) are not noted;
+//! - [`post_check`]: a check that runs after a unit and is a function of the state (a wait's
+//!   condition, an invariant) keeps its accesses only when it changed something or read
+//!   something the unit itself changed. Otherwise its result is the one it had before the
+//!   unit ran, in any order of the units that did not change what it reads (see the
+//!   explorer's argument), so it adds nothing to the unit's footprint. For that, a check must
+//!   read the same objects whatever their values: it reads everything it may read before it
+//!   decides anything (a check that stopped at a value another unit wrote would leave that
+//!   unit's write out of the footprint of the unit after it).
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// What a unit did to an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Access {
+    Read,
+    /// An addition that commutes with other additions (a count, a set of keys).
+    Add,
+    Write,
+}
+
+impl Access {
+    /// Both accesses by one unit, as one.
+    fn join(self, other: Access) -> Access {
+        match (self, other) {
+            (a, b) if a == b => a,
+            _ => Access::Write,
+        }
+    }
+
+    /// Whether two units' accesses to one object order them.
+    pub fn conflicts(self, other: Access) -> bool {
+        !matches!(
+            (self, other),
+            (Access::Read, Access::Read) | (Access::Add, Access::Add)
+        )
+    }
+}
+
+/// The objects one unit touched: (object, access), sorted by object, one entry each.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Footprint {
+    pub accesses: Vec<(u64, Access)>,
+    /// Touches everything: a harness action between units, or a unit whose footprint cannot
+    /// be told (a trigger of the scenario was waiting on the state).
+    pub global: bool,
+}
+
+impl Footprint {
+    /// A footprint that conflicts with every other.
+    pub fn everything() -> Footprint {
+        Footprint {
+            accesses: Vec::new(),
+            global: true,
+        }
+    }
+
+    fn from_notes(mut notes: Vec<(u64, Access)>) -> Footprint {
+        notes.sort_unstable_by_key(|(id, _)| *id);
+        let mut accesses: Vec<(u64, Access)> = Vec::with_capacity(notes.len());
+        for (id, a) in notes {
+            match accesses.last_mut() {
+                Some((last, b)) if *last == id => *b = b.join(a),
+                _ => accesses.push((id, a)),
+            }
+        }
+        Footprint {
+            accesses,
+            global: false,
+        }
+    }
+
+    /// Whether the two units are dependent: one wrote what the other read or wrote.
+    pub fn conflicts(&self, other: &Footprint) -> bool {
+        if self.global || other.global {
+            return true;
+        }
+        let (mut i, mut j) = (0, 0);
+        let (a, b) = (&self.accesses, &other.accesses);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    if a[i].1.conflicts(b[j].1) {
+                        return true;
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        false
+    }
+
+    /// Adds another footprint's accesses to this one.
+    pub fn extend(&mut self, other: &Footprint) {
+        self.global |= other.global;
+        let mut notes = std::mem::take(&mut self.accesses);
+        notes.extend_from_slice(&other.accesses);
+        self.accesses = Footprint::from_notes(notes).accesses;
+    }
+
+    /// How many bytes it holds.
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of::<Footprint>()
+            + self.accesses.capacity() * std::mem::size_of::<(u64, Access)>()
+    }
+}
+
+/// How many threads are recording now: the one check an access makes when none is.
+static RECORDING: AtomicUsize = AtomicUsize::new(0);
+
+/// The accesses noted in one scope, in the order they came.
+type Notes = Vec<(u64, Access)>;
+
+thread_local! {
+    /// Open scopes, innermost last: `Some` notes, `None` is an untracked scope.
+    static SCOPES: RefCell<Vec<Option<Notes>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Notes an access to an object, if this thread is recording.
+#[inline]
+pub fn note(id: u64, access: Access) {
+    if RECORDING.load(Ordering::Relaxed) != 0 {
+        note_slow(id, access);
+    }
+}
+
+#[cold]
+fn note_slow(id: u64, access: Access) {
+    SCOPES.with(|s| {
+        if let Some(Some(top)) = s.borrow_mut().last_mut() {
+            top.push((id, access));
+        }
+    });
+}
+
+/// Whether this thread is recording a footprint now.
+pub fn recording() -> bool {
+    RECORDING.load(Ordering::Relaxed) != 0
+        && SCOPES.with(|s| matches!(s.borrow().last(), Some(Some(_))))
+}
+
+/// Runs `f`, recording the footprint of what it does.
+pub fn record<R>(f: impl FnOnce() -> R) -> (R, Footprint) {
+    struct Close;
+    impl Drop for Close {
+        fn drop(&mut self) {
+            RECORDING.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+    RECORDING.fetch_add(1, Ordering::Relaxed);
+    let _close = Close;
+    SCOPES.with(|s| s.borrow_mut().push(Some(Vec::new())));
+    let r = f();
+    let notes = SCOPES
+        .with(|s| s.borrow_mut().pop())
+        .flatten()
+        .unwrap_or_default();
+    (r, Footprint::from_notes(notes))
+}
+
+/// Runs `f` without noting its accesses.
+pub fn untracked<R>(f: impl FnOnce() -> R) -> R {
+    if RECORDING.load(Ordering::Relaxed) == 0 {
+        return f();
+    }
+    SCOPES.with(|s| s.borrow_mut().push(None));
+    let r = f();
+    SCOPES.with(|s| s.borrow_mut().pop());
+    r
+}
+
+/// Runs a check after a unit (see the module's comment): its accesses join the unit's only
+/// when it wrote something or read something the unit wrote.
+pub fn post_check<R>(f: impl FnOnce() -> R) -> R {
+    if !recording() {
+        return f();
+    }
+    SCOPES.with(|s| s.borrow_mut().push(Some(Vec::new())));
+    let r = f();
+    SCOPES.with(|s| {
+        let mut s = s.borrow_mut();
+        let check = s.pop().flatten().unwrap_or_default();
+        if let Some(Some(unit)) = s.last_mut() {
+            let wrote = check.iter().any(|(_, a)| *a != Access::Read);
+            let keep = wrote || {
+                let mut written: Vec<u64> = unit
+                    .iter()
+                    .filter(|(_, a)| *a != Access::Read)
+                    .map(|(id, _)| *id)
+                    .collect();
+                written.sort_unstable();
+                check
+                    .iter()
+                    .any(|(id, _)| written.binary_search(id).is_ok())
+            };
+            if keep {
+                unit.extend(check);
+            }
+        }
+    });
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accesses_join_and_conflict_as_documented() {
+        let (_, f) = record(|| {
+            note(1, Access::Read);
+            note(2, Access::Add);
+            note(1, Access::Read);
+            note(3, Access::Read);
+            note(3, Access::Add);
+        });
+        assert_eq!(
+            f.accesses,
+            vec![(1, Access::Read), (2, Access::Add), (3, Access::Write)]
+        );
+        let (_, g) = record(|| {
+            note(1, Access::Read);
+            note(2, Access::Add);
+        });
+        assert!(!f.conflicts(&g));
+        let (_, h) = record(|| note(2, Access::Read));
+        assert!(f.conflicts(&h));
+        note(9, Access::Write); // not recording: nothing happens
+    }
+
+    #[test]
+    fn a_post_check_keeps_its_reads_only_when_they_matter() {
+        let (_, f) = record(|| {
+            note(1, Access::Write);
+            post_check(|| note(2, Access::Read));
+            post_check(|| {
+                note(1, Access::Read);
+                note(4, Access::Read)
+            });
+            untracked(|| note(5, Access::Write));
+        });
+        assert_eq!(f.accesses, vec![(1, Access::Write), (4, Access::Read)]);
+    }
+}
