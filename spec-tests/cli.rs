@@ -364,37 +364,6 @@ fn numeric_flags_out_of_range_are_bad_input() {
     }
 }
 
-/// Seven cross-origin frames, each logging in a task and again from a timer: thousands of
-/// orders, far more states than a small budget holds.
-fn seven_frames() -> String {
-    let mut s = String::from("title: t\nsubtest \"s\"\n  page top https://a.test/\n");
-    for i in 1..=7 {
-        s.push_str(&format!("  frame f{i} in top https://f{i}.test/\n"));
-    }
-    for i in 1..=7 {
-        s.push_str(&format!(
-            "  task in f{i}:\n    log \"a{i}\"\n    after 0ms: log \"b{i}\"\n"
-        ));
-    }
-    s.push_str("  run\n");
-    s
-}
-
-#[test]
-fn the_memory_budget_stops_the_explorer_with_exit_3_and_what_it_found() {
-    let path = scratch("seven.scn", &seven_frames());
-    let (code, out, err) = webmcp_ref(&[
-        "explore",
-        &path,
-        "--max-memory",
-        "64M",
-        "--max-seconds",
-        "120",
-    ]);
-    assert_eq!(code, 3, "{out}{err}");
-    assert!(err.contains("near its memory budget (--max-memory 64 MiB)"), "{err}");
-    assert!(out.contains("INCOMPLETE"), "{out}");
-    assert!(out.contains("distinct outcome(s)"), "{out}");
 
 /// A child that waits for a promise nobody settles, and an observation of the page that may
 /// run before or after the child's task: two outcomes.

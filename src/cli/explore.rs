@@ -68,6 +68,9 @@ pub struct Args {
     /// Worker threads (default: the machine's cores); results do not depend on it.
     #[arg(long, value_parser = super::threads)]
     threads: Option<usize>,
+    /// human: each subtest's outcomes and verdicts, and with several profiles a table of where
+    /// they differ; json: every exploration; html: a page of the outcomes and their replay
+    /// tokens.
     #[arg(long, value_enum, default_value = "human")]
     format: ExploreFormat,
 }

@@ -309,6 +309,16 @@ impl Search<'_> {
             }
         }
         let candidates = match next {
+            Next::Done if self.schedules_spent() => {
+                // Another schedule is left to run, and the budget has none (a search whose
+                // last schedule that was is complete: the candidates left may all merge into
+                // states already explored).
+                self.budget.stopped = Some("--max-schedules".into());
+                return Visit {
+                    summary: Arc::new(Summary::default()),
+                    subtree: Arc::new(segment),
+                };
+            }
             Next::Done => {
                 return Visit {
                     summary: Arc::new(self.leaf(run)),
@@ -395,11 +405,6 @@ impl Search<'_> {
             else {
                 break;
             };
-            if self.schedules_spent() {
-                // Another schedule is left to run, and the budget has none.
-                self.budget.stopped = Some("--max-schedules".into());
-                break;
-            }
             done[i] = true;
             // The last candidate takes the run itself; the others a copy. (Under the
             // reduction a race found later may still ask for any candidate not explored

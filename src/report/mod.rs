@@ -435,7 +435,6 @@ pub fn exploration_differences(results: &[crate::explore::Exploration]) -> Strin
     out
 }
 
-
 /// What an exploration's counts count, as its first line says it.
 fn counted_as(e: &crate::explore::Exploration) -> &'static str {
     match e.counted {
