@@ -148,7 +148,6 @@ impl<'a> SubtestRun<'a> {
     /// Runs the actions of every `at`/`when` block whose trigger holds now: `at` blocks in
     /// time order, then `when` blocks, each in the order its line came. A failing action is
     /// reported with its own line.
-
     pub(super) fn fire_due_triggers(&mut self) -> Result<bool, TriggerError> {
         let mut fired = false;
         while let Some(place) = self.next_due_block() {
