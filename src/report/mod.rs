@@ -188,32 +188,7 @@ pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
             }
             any = true;
             let _ = writeln!(out, "{} :: {:?}", file.path, sub.name);
-            let key_width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0).max(5);
-            let col_width = rows
-                .iter()
-                .flat_map(|(_, v)| v.iter().map(|s| s.len()))
-                .chain(names.iter().map(|n| n.len()))
-                .max()
-                .unwrap_or(8)
-                .min(48);
-            let _ = write!(out, "    {:key_width$}", "");
-            for n in &names {
-                let _ = write!(out, " | {n:col_width$}");
-            }
-            out.push('\n');
-            for (k, vals) in rows {
-                let _ = write!(out, "    {k:key_width$}");
-                for v in vals {
-                    let v = if v.chars().count() > col_width {
-                        let cut: String = v.chars().take(col_width - 1).collect();
-                        format!("{cut}…")
-                    } else {
-                        v.to_string()
-                    };
-                    let _ = write!(out, " | {v:col_width$}");
-                }
-                out.push('\n');
-            }
+            write_table(&mut out, &names, &rows, 5);
         }
     }
     if !any {
@@ -402,32 +377,7 @@ pub fn exploration_differences(results: &[crate::explore::Exploration]) -> Strin
         }
         any = true;
         let _ = writeln!(out, "{file} :: {subtest:?}");
-        let key_width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0).max(7);
-        let col_width = rows
-            .iter()
-            .flat_map(|(_, v)| v.iter().map(|s| s.chars().count()))
-            .chain(profiles.iter().map(|n| n.len()))
-            .max()
-            .unwrap_or(8)
-            .min(48);
-        let _ = write!(out, "    {:key_width$}", "");
-        for n in &profiles {
-            let _ = write!(out, " | {n:col_width$}");
-        }
-        out.push('\n');
-        for (k, vals) in rows {
-            let _ = write!(out, "    {k:key_width$}");
-            for v in vals {
-                let v = if v.chars().count() > col_width {
-                    let cut: String = v.chars().take(col_width - 1).collect();
-                    format!("{cut}…")
-                } else {
-                    v
-                };
-                let _ = write!(out, " | {v:col_width$}");
-            }
-            out.push('\n');
-        }
+        write_table(&mut out, &profiles, &rows, 7);
     }
     if !any {
         out.push_str("The profiles' outcomes do not differ on these subtests.\n");
@@ -554,4 +504,46 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
         }
     }
     out
+}
+
+/// A table of values per profile: a header of the profiles' names, then a row per key, each
+/// cell cut to at most 48 characters.
+fn write_table<N: AsRef<str>, V: AsRef<str>>(
+    out: &mut String,
+    names: &[N],
+    rows: &[(&str, Vec<V>)],
+    min_key: usize,
+) {
+    let key_width = rows
+        .iter()
+        .map(|(k, _)| k.len())
+        .max()
+        .unwrap_or(0)
+        .max(min_key);
+    let col_width = rows
+        .iter()
+        .flat_map(|(_, v)| v.iter().map(|s| s.as_ref().chars().count()))
+        .chain(names.iter().map(|n| n.as_ref().len()))
+        .max()
+        .unwrap_or(8)
+        .min(48);
+    let _ = write!(out, "    {:key_width$}", "");
+    for n in names {
+        let _ = write!(out, " | {:col_width$}", n.as_ref());
+    }
+    out.push('\n');
+    for (k, vals) in rows {
+        let _ = write!(out, "    {k:key_width$}");
+        for v in vals {
+            let v = v.as_ref();
+            let v = if v.chars().count() > col_width {
+                let cut: String = v.chars().take(col_width - 1).collect();
+                format!("{cut}…")
+            } else {
+                v.to_string()
+            };
+            let _ = write!(out, " | {v:col_width$}");
+        }
+        out.push('\n');
+    }
 }
