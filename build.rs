@@ -6,7 +6,12 @@
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec-tests");
+    // Read when the script runs (not when it is compiled), so that a build script reused
+    // from another checkout's target directory lists this checkout's files.
+    let Ok(manifest_dir) = std::env::var("CARGO_MANIFEST_DIR") else {
+        panic!("cargo sets CARGO_MANIFEST_DIR for build scripts");
+    };
+    let root = Path::new(&manifest_dir).join("spec-tests");
     println!("cargo:rerun-if-changed={}", root.display());
     let Ok(out_dir) = std::env::var("OUT_DIR") else {
         panic!("cargo sets OUT_DIR for build scripts");
