@@ -630,3 +630,39 @@ fn a_navigation_racing_a_harness_resolve_keeps_every_outcome() {
         assert_eq!(same(&reduced), same(&naive), "{profile}");
     }
 }
+
+/// A wait that sees the not-ready count at zero between two frames: f0's settle (the count
+/// goes 1 -> 0 and the observation's wait ends) and f1's `waitForToolsUntil` (0 -> 1) run in
+/// either order. Run f1's first, neither moves the count to or from zero (1 -> 2 -> 1), yet
+/// the two are dependent: the other order ends the wait, and the observation can then run
+/// before or after f1 registers its tool. The reduction must find all three outcomes.
+#[test]
+fn two_frames_passing_the_not_ready_count_through_zero_keep_every_outcome() {
+    let text = r#"title: t
+subtest "f0 settles while f1 is about to wait"
+  page top https://a.test/
+  frame f0 in top https://f0.test/ allow="tools *"
+  frame f1 in top https://f1.test/ allow="tools *"
+  promise p0 in f0
+  promise p1 in f1
+  task in f0:
+    f0.waitForToolsUntil(p0)
+    after 0ms: resolve p0
+  step
+  observe top as o
+  task in f1:
+    f1.waitForToolsUntil(p1)
+    f1.registerTool({name: "late", description: "d", execute: returns(1)})
+    after 5ms: resolve p1
+  run
+  expect sometimes o.tools == {top: [], f0: [], f1: ["late"]}
+  expect sometimes o.tools == {top: [], f0: [], f1: []}
+"#;
+    let file = parse_file("t.scn", text).unwrap();
+    for profile in ["spec", "chromium-pr373"] {
+        let reduced = explore_subtest(&file, &file.subtests[0], &options(profile, true), &Progress::default());
+        let naive = explore_subtest(&file, &file.subtests[0], &options(profile, false), &Progress::default());
+        assert_eq!(reduced.outcomes.len(), 3, "{profile}");
+        assert_eq!(same(&reduced), same(&naive), "{profile}");
+    }
+}

@@ -34,7 +34,7 @@ fn promise_resolve_step_1_passes_a_same_realm_native_promise_through() {
     // Promise.resolve(p) in p's own realm is p itself...
     assert_eq!(sim.value("x"), Value::Promise(p));
     // ...and so is waitForToolsUntil's converted argument: the pending set holds p, not a copy.
-    let pending = &sim.model_context(top).pending_tool_readiness_promises;
+    let pending = &sim.pending_set(top);
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].promise, p);
     assert!(
@@ -62,7 +62,7 @@ fn promise_resolve_step_2_wraps_a_plain_value_in_a_settled_promise_of_the_callee
     let (top2, child2) = top_and_child(&mut sim);
     sim.task(child2, "top.waitForToolsUntil(42)");
     assert!(sim.step());
-    let pending = &sim.model_context(top2).pending_tool_readiness_promises;
+    let pending = &sim.pending_set(top2);
     assert_eq!(pending.len(), 1);
     assert_eq!(sim.promise(pending[0].promise).realm, top2);
 }

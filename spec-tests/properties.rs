@@ -412,7 +412,7 @@ fn check_spec_readiness(m: &Model) -> Result<(), TestCaseError> {
         if m.ever_inactive[i] || !m.w.is_fully_active(*d) {
             continue;
         }
-        for entry in &m.w.model_context(*d).pending_tool_readiness_promises {
+        for entry in m.w.pending_set(*d) {
             prop_assert_eq!(
                 m.w.promise_state(entry.promise),
                 &PromiseState::Pending,

@@ -97,6 +97,8 @@ impl World {
         value(&host.promise_labels).hash(h);
         arena(&webmcp.model_contexts).hash(h);
         secondary(&webmcp.documents).hash(h);
+        secondary(&webmcp.tools_ready).hash(h);
+        secondary(&webmcp.pending_tool_readiness_promises).hash(h);
         secondary(&webmcp.not_ready).hash(h);
         arena(&webmcp.waiters).hash(h);
         arena(&webmcp.observations).hash(h);

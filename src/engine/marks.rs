@@ -39,7 +39,7 @@ impl World {
 
         let docs: Vec<DocumentKey> = self.host.documents.keys().collect();
         for d in docs {
-            let ready = self.webmcp.documents.get(d).is_some_and(|s| s.tools_ready);
+            let ready = self.webmcp.tools_ready.get(d).copied().unwrap_or(false);
             let active = self.is_fully_active(d);
             match seen.documents.insert(d, (ready, active)) {
                 None => marks.push(Mark::Document {

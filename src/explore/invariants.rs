@@ -221,7 +221,7 @@ mod tests {
         let mut w = World::new(Profile::spec());
         let top = w.open_page("top", "https://a.test/").unwrap();
         // tools-ready out of step with the pending set.
-        w.webmcp_mut().documents[top].tools_ready = false;
+        w.webmcp_mut().tools_ready[top] = false;
         assert!(violations(&w)
             .iter()
             .any(|v| v.starts_with("tools-ready-is-pending-set-empty")));
@@ -230,7 +230,7 @@ mod tests {
         assert!(violations(&w)
             .iter()
             .any(|v| v.starts_with("readiness-index-matches-are-all-ready")));
-        w.webmcp_mut().documents[top].tools_ready = true;
+        w.webmcp_mut().tools_ready[top] = true;
         assert!(violations(&w).is_empty());
         // A waiter whose wait outlived its timeout, or lost its timer.
         let p = w.new_promise(top);

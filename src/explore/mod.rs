@@ -45,8 +45,12 @@
 //! holds what made it runnable (its task's document being fully active), and the checks run
 //! after it (a wait's condition, the invariants) when they matter (below). Two units are
 //! *dependent* when one wrote what the other read or wrote; two additions to one count or
-//! set of keys are not (they commute), and a count's test for zero depends only on
-//! additions that move it to or from zero. Both units that append to the log write it, so
+//! set of keys are not (they commute), and a count's test for zero reads the count, so it
+//! depends on every addition: whether an addition moves the count to or from zero depends
+//! on the order, and a footprint recorded in one order is compared with units of another
+//! (from a count of 1, a settle and another frame's wait pass through zero in one order
+//! only). A footprint notes what its unit may do in any order, not only in the one it ran
+//! in. Both units that append to the log write it, so
 //! they are dependent: `expect log in [...]` sees every order of the lines. The harness,
 //! acting between units (a line of the subtest, the clock moving, an `at`/`when` block
 //! firing), is dependent on everything. Independent units commute: run in either order from

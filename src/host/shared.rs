@@ -471,19 +471,18 @@ impl<K: Key, V: Clone> SecondaryArena<K, V> {
     }
 }
 
-/// A count per key whose test for zero is an object apart from its value: adding to a count
-/// commutes with adding to it again, and with testing it for zero unless the addition moves
-/// it to or from zero. (The readiness index counts documents that are not ready; a wait
-/// reads only whether the count is zero.)
+/// A count per key: adding to a count commutes with adding to it again, and a test for zero
+/// reads it. (The readiness index counts the documents of a tree that are not ready; a wait
+/// reads whether the count is zero.)
+///
+/// An addition that leaves the count on the same side of zero is still dependent with a test
+/// for zero: whether it does depends on the order. From a count of 1, a document becoming
+/// ready (-1) and another ceasing to be (+1) pass through zero in one order and not in the
+/// other, so a wait may end between them in one order only. Footprints are recorded in one
+/// order and compared with units of another, so an addition notes what it may do in any.
 impl<K: Key> SecondaryArena<K, u32> {
-    #[inline]
-    fn zero_id(&self, key: K) -> u64 {
-        element_id(self.id ^ 0x5a5a_5a5a, key.data().as_ffi())
-    }
-
     /// Adds `delta` to the count of `key` (from 0 if it has none), saturating at 0.
     pub fn add(&mut self, key: K, delta: i64) {
-        let zero_id = self.zero_id(key);
         let key_id = self.key_id(key);
         let map = self.map.quiet_mut();
         let before = map.get(key).copied();
@@ -492,22 +491,13 @@ impl<K: Key> SecondaryArena<K, u32> {
             note(self.id, Access::Add);
         }
         note(key_id, Access::Add);
-        if (before.unwrap_or(0) == 0) != (now == 0) {
-            note(zero_id, Access::Write);
-        }
         map.insert(key, now);
     }
 
     /// Whether the count of `key` is zero (or it has none).
     pub fn is_zero(&self, key: K) -> bool {
-        note(self.zero_id(key), Access::Read);
+        note(self.key_id(key), Access::Read);
         self.map.quiet().get(key).is_none_or(|n| *n == 0)
-    }
-
-    /// Sets the count of `key` (a write of both the count and its test for zero).
-    pub fn set(&mut self, key: K, count: u32) {
-        note(self.zero_id(key), Access::Write);
-        self.insert(key, count);
     }
 }
 

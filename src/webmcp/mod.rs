@@ -237,8 +237,6 @@ pub struct ModelContext {
     pub document: DocumentKey,
     /// <https://webmachinelearning.github.io/webmcp/#model-context-tool-map>
     pub tool_map: IndexMap<String, ToolDefinition>,
-    /// PR #373's pending tool readiness promises: an ordered set.
-    pub pending_tool_readiness_promises: PendingSet,
     pub listeners: Vec<ListenerKey>,
     /// The coalesced-readiness proposal's last notified readiness (initially true).
     pub last_notified_ready: bool,
@@ -269,7 +267,6 @@ impl std::hash::Hash for ModelContext {
             name.hash(state);
             tool.hash(state);
         }
-        self.pending_tool_readiness_promises.hash(state);
         self.listeners.hash(state);
         self.last_notified_ready.hash(state);
         self.readiness_check_queued.hash(state);
@@ -283,8 +280,6 @@ impl std::hash::Hash for ModelContext {
 pub struct DocumentState {
     /// <https://webmachinelearning.github.io/webmcp/#document-associated-modelcontext>
     pub model_context: ModelContextKey,
-    /// PR #373's tools-ready, initially true.
-    pub tools_ready: bool,
     /// <https://webmachinelearning.github.io/webmcp/#document-unique-id>
     pub unique_id: u64,
 }
@@ -294,6 +289,14 @@ pub struct DocumentState {
 pub struct WebmcpState {
     pub(crate) model_contexts: Arena<ModelContextKey, ModelContext>,
     pub(crate) documents: SecondaryArena<DocumentKey, DocumentState>,
+    /// PR #373's tools-ready of each document, initially true. Kept apart from the rest of
+    /// what WebMCP adds to a document (and the pending set apart from the rest of its
+    /// `ModelContext`), so that a footprint names what a unit touched: a promise settling in
+    /// one frame writes these, and an observation reading that frame's unique ID and tool map
+    /// after the wait does not depend on it.
+    pub(crate) tools_ready: SecondaryArena<DocumentKey, bool>,
+    /// PR #373's pending tool readiness promises of each `ModelContext`: an ordered set.
+    pub(crate) pending_tool_readiness_promises: SecondaryArena<ModelContextKey, PendingSet>,
     /// For each top-level traversable: how many fully active documents of its tree have
     /// tools-ready false. An index kept beside the text's loop in
     /// [`readiness::Readiness::are_all_ready`]; see `recount_not_ready`.
@@ -413,6 +416,11 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
         &self.webmcp().model_contexts[self.context_of(doc)]
     }
 
+    /// PR #373's pending tool readiness promises of a document's `ModelContext`.
+    fn pending_set(&self, doc: DocumentKey) -> &PendingSet {
+        &self.webmcp().pending_tool_readiness_promises[self.context_of(doc)]
+    }
+
     /// The names of the tools in a document's tool map, in registration order.
     fn tool_names(&self, doc: DocumentKey) -> Vec<String> {
         self.model_context(doc).tool_map.keys().cloned().collect()
@@ -426,7 +434,6 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
         let context = self.webmcp_mut().model_contexts.insert(ModelContext {
             document,
             tool_map: IndexMap::new(),
-            pending_tool_readiness_promises: PendingSet::default(),
             listeners: Vec::new(),
             last_notified_ready: true,
             readiness_check_queued: false,
@@ -441,12 +448,13 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
             document,
             DocumentState {
                 model_context: context,
-                tools_ready: true,
                 unique_id,
             },
         );
+        w.pending_tool_readiness_promises
+            .insert(context, PendingSet::default());
         let ready = readiness::Readiness::lifecycle_allows_ready(self, document);
-        self.webmcp_mut().documents[document].tools_ready = ready;
+        self.webmcp_mut().tools_ready.insert(document, ready);
     }
 
     /// This specification's unloading document cleanup steps, which the host runs when it

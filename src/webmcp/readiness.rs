@@ -167,12 +167,10 @@ pub trait Readiness: WebMcpHost {
             step!(self, WAIT_FOR_TOOLS_UNTIL, "2", Some(document), "pending");
         }
         // 3. Append promise to this's pending tool readiness promises (an ordered set).
-        self.webmcp_mut().model_contexts[context]
-            .pending_tool_readiness_promises
-            .insert(PendingPromise {
-                promise,
-                from_realm,
-            });
+        self.webmcp_mut().pending_tool_readiness_promises[context].insert(PendingPromise {
+            promise,
+            from_realm,
+        });
         step!(
             self,
             WAIT_FOR_TOOLS_UNTIL,
@@ -180,9 +178,7 @@ pub trait Readiness: WebMcpHost {
             Some(document),
             |w| format!(
                 "{} pending",
-                w.webmcp().model_contexts[context]
-                    .pending_tool_readiness_promises
-                    .len()
+                w.webmcp().pending_tool_readiness_promises[context].len()
             )
         );
         // 4. Update the tools-ready state given document.
@@ -242,9 +238,7 @@ pub trait Readiness: WebMcpHost {
     fn settle_steps(&mut self, context: ModelContextKey, promise: PromiseKey) {
         let document = self.webmcp().model_contexts[context].document;
         // 5.1. Remove promise from the pending tool readiness promises.
-        self.webmcp_mut().model_contexts[context]
-            .pending_tool_readiness_promises
-            .remove(promise);
+        self.webmcp_mut().pending_tool_readiness_promises[context].remove(promise);
         step!(
             self,
             WAIT_FOR_TOOLS_UNTIL,
@@ -253,9 +247,7 @@ pub trait Readiness: WebMcpHost {
             |w| format!(
                 "{} removed; {} pending",
                 w.promise_label(promise),
-                w.webmcp().model_contexts[context]
-                    .pending_tool_readiness_promises
-                    .len()
+                w.webmcp().pending_tool_readiness_promises[context].len()
             )
         );
         // 5.2. Update the tools-ready state, whether or not the document is fully active
@@ -294,9 +286,7 @@ pub trait Readiness: WebMcpHost {
         // 2. tools-ready is true exactly when the pending set is empty (switch
         //    tools-ready-lifecycle: and the document has reached the stage it names).
         let old = self.tools_ready(document);
-        let ready = self.webmcp().model_contexts[context]
-            .pending_tool_readiness_promises
-            .is_empty()
+        let ready = self.webmcp().pending_tool_readiness_promises[context].is_empty()
             && self.lifecycle_allows_ready(document);
         self.set_tools_ready(document, ready);
         self.record_step(alg, 1, Some(document), |_| {
@@ -421,7 +411,7 @@ pub trait Readiness: WebMcpHost {
         if self.tools_ready(document) == ready {
             return;
         }
-        self.webmcp_mut().documents[document].tools_ready = ready;
+        self.webmcp_mut().tools_ready[document] = ready;
         if self.is_fully_active(document) {
             let t = self.traversable_of(document);
             self.webmcp_mut()
@@ -442,14 +432,12 @@ pub trait Readiness: WebMcpHost {
 
     /// A document's tools-ready, read by the harness (no step is recorded).
     fn tools_ready(&self, doc: DocumentKey) -> bool {
-        self.webmcp().documents[doc].tools_ready
+        self.webmcp().tools_ready[doc]
     }
 
     /// How many promises are in a document's pending tool readiness promises.
     fn pending_tool_readiness_promises(&self, doc: DocumentKey) -> usize {
-        self.model_context(doc)
-            .pending_tool_readiness_promises
-            .len()
+        self.pending_set(doc).len()
     }
 
     /// Step 2's areAllReady, as the text writes it: every document of activeDocument's
@@ -470,7 +458,7 @@ pub trait Readiness: WebMcpHost {
                 true
             });
         }
-        self.webmcp_mut().not_ready.set(traversable, count);
+        self.webmcp_mut().not_ready.insert(traversable, count);
     }
 
     /// Counts a document just added to a traversable's tree, fully active, in its count of
@@ -789,11 +777,10 @@ pub trait Readiness: WebMcpHost {
         }
         let affected: Vec<(ModelContextKey, PromiseKey)> = self
             .webmcp()
-            .model_contexts
+            .pending_tool_readiness_promises
             .iter()
-            .flat_map(|(k, c)| {
-                c.pending_tool_readiness_promises
-                    .iter()
+            .flat_map(|(k, set)| {
+                set.iter()
                     .filter(|p| p.from_realm == Some(doc))
                     .map(move |p| (k, p.promise))
             })
