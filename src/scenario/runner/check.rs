@@ -178,19 +178,7 @@ impl<'a> SubtestRun<'a> {
                 let o = self.observation(name)?;
                 let expected = show_tool_map(tools.as_deref());
                 // Not finished; finished with no tool map (it returned early); or its map.
-                let actual_map: Option<Option<ToolNames>> =
-                    self.world.observation_result(o).map(|r| {
-                        r.tool_map.as_ref().map(|m| {
-                            m.iter()
-                                .map(|d| {
-                                    (
-                                        d.document.clone(),
-                                        d.tools.iter().map(|t| t.name.clone()).collect(),
-                                    )
-                                })
-                                .collect()
-                        })
-                    });
+                let actual_map = self.observed_tool_names(o);
                 let (passed, actual) = match actual_map {
                     None => (false, "not finished".into()),
                     Some(m) => {
@@ -412,6 +400,23 @@ impl<'a> SubtestRun<'a> {
         })
     }
 
+    /// What a finished observation saw: each document's tool names (none when it returned
+    /// early); none when it has not finished.
+    fn observed_tool_names(&self, o: ObservationKey) -> Option<Option<ToolNames>> {
+        self.world.observation_result(o).map(|r| {
+            r.tool_map.as_ref().map(|m| {
+                m.iter()
+                    .map(|d| {
+                        (
+                            d.document.clone(),
+                            d.tools.iter().map(|t| t.name.clone()).collect(),
+                        )
+                    })
+                    .collect()
+            })
+        })
+    }
+
     /// What the run came to, for the side-by-side table of `run --profile a,b`.
     pub(super) fn outcome(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
@@ -436,9 +441,19 @@ impl<'a> SubtestRun<'a> {
             }
         }
         for (name, o) in &self.observations {
-            let r = match self.world.observation_result(*o) {
-                Some(r) => format!("{} after {}ms", r.outcome.name(), r.waited_ms),
-                None => "not finished".into(),
+            // How it ended, and what it saw: the tools of each document, in the order of the
+            // tree.
+            let r = match (
+                self.world.observation_result(*o),
+                self.observed_tool_names(*o),
+            ) {
+                (Some(r), Some(m)) => format!(
+                    "{} after {}ms: {}",
+                    r.outcome.name(),
+                    r.waited_ms,
+                    show_tool_map(m.as_deref())
+                ),
+                _ => "not finished".into(),
             };
             out.push((format!("observation {name}"), r));
         }
