@@ -43,8 +43,9 @@ pub struct Args {
     /// Stop after this many seconds (a finite number above 0, at most 10^9).
     #[arg(long, allow_hyphen_values = true, value_parser = seconds)]
     max_seconds: Option<f64>,
-    /// Stop, with the partial report, when the process's resident memory reaches this much
-    /// (bytes, or with K, M, G; default: half the machine's memory).
+    /// Stop, with the partial report, before the process's resident memory reaches this much
+    /// (bytes, or with K, M, G; default: a quarter of the machine's memory). The search stops
+    /// at three quarters of it, leaving the rest for the report.
     #[arg(long, value_parser = bytes)]
     max_memory: Option<u64>,
     /// Enumerate naively: do not merge states already explored, nor reduce by partial order.
@@ -98,7 +99,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         (Some(runs), None) => Mode::Random { runs, seed },
         (None, None) => Mode::Exhaustive,
     };
-    let max_memory = args.max_memory.or_else(|| machine_bytes().map(|m| m / 2));
+    let max_memory = args.max_memory.or_else(|| machine_bytes().map(|m| m / 4));
     let options: Vec<ExploreOptions> = built
         .iter()
         .map(|p| ExploreOptions {

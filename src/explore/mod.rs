@@ -176,7 +176,8 @@ pub struct ExploreOptions {
     pub partial_order: bool,
     /// Check the invariants after every unit.
     pub invariants: bool,
-    /// Stop cleanly when the process's resident memory reaches this many bytes.
+    /// Stop cleanly before the process's resident memory reaches this many bytes: the search
+    /// stops at three quarters of it ([`MEMORY_FOR_THE_SEARCH`]).
     pub max_memory: Option<u64>,
     pub mode: Mode,
 }
@@ -544,7 +545,8 @@ impl<'a> Budget<'a> {
         } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.stopped = Some("--max-seconds".into());
         } else if let Some(max) = self.options.max_memory {
-            if resident_bytes().is_some_and(|r| r >= max) {
+            let (num, den) = MEMORY_FOR_THE_SEARCH;
+            if resident_bytes().is_some_and(|r| r >= max / den * num) {
                 self.stopped = Some("--max-memory".into());
                 // Every other search of this process stops too: the memory is the process's.
                 self.progress.stop.store(true, Ordering::Relaxed);
@@ -553,6 +555,12 @@ impl<'a> Budget<'a> {
         self.stopped.is_some()
     }
 }
+
+/// The share of `--max-memory` the search may reach before it stops. The rest is for what
+/// follows the stop: the search's stack unwinding (each level merges what its subtree found),
+/// the report, and its output, which grow with the outcomes found (on seven frames that log,
+/// about a quarter of what the search held).
+pub const MEMORY_FOR_THE_SEARCH: (u64, u64) = (3, 4);
 
 /// The process's resident memory, in bytes (Linux; elsewhere unknown).
 pub fn resident_bytes() -> Option<u64> {
@@ -640,7 +648,9 @@ struct Found<'a> {
     file: &'a ScenarioFile,
     subtest: &'a Subtest,
     options: &'a ExploreOptions,
-    outcomes: &'a Outcomes,
+    /// The outcomes met (the report moves their values out rather than copy them: they can be
+    /// most of what a large search holds).
+    outcomes: Outcomes,
     /// Each outcome reached, with its count and best schedule.
     reached: Vec<Reached>,
 }
@@ -671,19 +681,21 @@ impl Reached {
 }
 
 impl Found<'_> {
-    fn report(self) -> Exploration {
+    fn report(mut self) -> Exploration {
         let schedules: u128 = self.reached.iter().map(|r| r.count).sum();
+        // Each outcome is reached once in `reached`, so its values can be moved out.
+        let leaves = &mut self.outcomes.leaves;
         let mut outcomes: Vec<OutcomeReport> = self
             .reached
             .iter()
             .map(|r| {
-                let leaf = &self.outcomes.leaves[r.id as usize];
+                let leaf = &mut leaves[r.id as usize];
                 OutcomeReport {
                     schedules: r.count,
                     schedule: r.token.clone(),
                     status: leaf.status,
-                    values: leaf.values.clone(),
-                    messages: leaf.messages.clone(),
+                    values: std::mem::take(&mut leaf.values),
+                    messages: std::mem::take(&mut leaf.messages),
                 }
             })
             .collect();

@@ -191,7 +191,7 @@ pub(super) fn explore(
         file,
         subtest,
         options,
-        outcomes: &outcomes,
+        outcomes,
         reached: reached.into_values().collect(),
     }
     .report();

@@ -262,23 +262,24 @@ pub(super) fn explore(
         .iter()
         .map(|(id, r)| Reached::of_path(*id, r.count, &r.best))
         .collect();
+    let stored = search.memo_bytes + search.outcomes.bytes;
+    let distinct = search.states.max(search.memo.len() as u64);
+    // What was explored is no longer needed: its memory goes to the report.
+    drop(std::mem::take(&mut search.memo));
     let report = Found {
         file,
         subtest,
         options,
-        outcomes: &search.outcomes,
+        outcomes: std::mem::take(&mut search.outcomes),
         reached,
     }
     .report();
-    let stored = search.memo_bytes + search.outcomes.bytes;
     Exploration {
         states: search.states,
         merged: search.merged,
         units: search.units,
         leaves_run: search.leaves_run,
-        bytes_per_state: (stored as u64)
-            .checked_div(search.states.max(search.memo.len() as u64))
-            .unwrap_or(0),
+        bytes_per_state: (stored as u64).checked_div(distinct).unwrap_or(0),
         complete: search.budget.stopped.is_none(),
         stopped_by: search.budget.stopped.clone(),
         ..report
