@@ -410,9 +410,13 @@ struct Generated {
 
 #[derive(Clone, Debug)]
 enum Op {
-    /// `waitForToolsUntil(p)`, and `p` resolved from a timer of this many ms (or, `None`, by a
-    /// task of the harness afterwards).
-    Wait { doc: usize, timer: Option<u8> },
+    /// `waitForToolsUntil(p)`, then (`register`) a registration in the same task, and `p`
+    /// resolved from a timer of this many ms (or, `None`, by a task of the harness afterwards).
+    Wait {
+        doc: usize,
+        timer: Option<u8>,
+        register: bool,
+    },
     Register { doc: usize, signal: bool },
     Abort { doc: usize },
     Log { doc: usize, timer: Option<u8> },
@@ -425,7 +429,8 @@ fn generated(navigations: bool) -> impl Strategy<Value = Generated> {
     let doc = 0usize..3;
     let timer = prop::option::of(prop_oneof![Just(0u8), Just(10u8)]);
     let op = prop_oneof![
-        3 => (doc.clone(), timer.clone()).prop_map(|(doc, timer)| Op::Wait { doc, timer }),
+        3 => (doc.clone(), timer.clone(), any::<bool>())
+            .prop_map(|(doc, timer, register)| Op::Wait { doc, timer, register }),
         2 => (doc.clone(), any::<bool>()).prop_map(|(doc, signal)| Op::Register { doc, signal }),
         1 => doc.clone().prop_map(|doc| Op::Abort { doc }),
         2 => (doc.clone(), timer).prop_map(|(doc, timer)| Op::Log { doc, timer }),
@@ -472,11 +477,18 @@ impl Generated {
                 lines.push("  observe top as o".into());
             }
             match op {
-                Op::Wait { doc: d, timer } => {
+                Op::Wait {
+                    doc: d,
+                    timer,
+                    register,
+                } => {
                     let d = doc(*d);
                     lines.push(format!("  promise p{k} in {d}"));
                     lines.push(format!("  task in {d}:"));
                     lines.push(format!("    {d}.waitForToolsUntil(p{k})"));
+                    if *register {
+                        lines.push(format!("    {d}.registerTool({{name: \"w{k}\", description: \"d\", execute: returns(1)}})"));
+                    }
                     match timer {
                         Some(ms) => lines.push(format!("    after {ms}ms: resolve p{k}")),
                         None => later.push(format!("  resolve p{k}")),
