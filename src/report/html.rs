@@ -547,12 +547,8 @@ fn unit_box(u: &Unit, ui: usize, x: u32, differs: bool, id: &str, lane: &str) ->
 
 /// The outcome values of each profile's run, and where they differ.
 fn outcome_table(runs: &[(String, &SubtestResult)]) -> String {
-    let mut keys: Vec<&str> = runs
-        .iter()
-        .flat_map(|(_, s)| s.outcome.iter().map(|(k, _)| k.as_str()))
-        .collect();
-    keys.sort();
-    keys.dedup();
+    let outcomes: Vec<&[(String, String)]> =
+        runs.iter().map(|(_, s)| s.outcome.as_slice()).collect();
     let mut out = String::from("<table class=\"outcomes\"><tr><th></th>");
     for (p, s) in runs {
         let _ = write!(
@@ -564,18 +560,7 @@ fn outcome_table(runs: &[(String, &SubtestResult)]) -> String {
         );
     }
     out.push_str("</tr>\n");
-    for k in keys {
-        let vals: Vec<&str> = runs
-            .iter()
-            .map(|(_, s)| {
-                s.outcome
-                    .iter()
-                    .find(|(kk, _)| kk == k)
-                    .map(|(_, v)| v.as_str())
-                    .unwrap_or("-")
-            })
-            .collect();
-        let differs = vals.windows(2).any(|w| w[0] != w[1]);
+    for (k, vals, differs) in super::outcome_rows(&outcomes) {
         let _ = write!(
             out,
             "<tr{}><td class=\"mono\">{}</td>",

@@ -229,12 +229,8 @@ pub fn report(r: &Report, runs: &[(String, &SubtestResult)]) -> String {
     let _ = writeln!(out, "## The scenario\n\n```text\n{}\n```\n", r.source);
 
     let _ = writeln!(out, "## The outcome under each profile\n");
-    let mut keys: Vec<&str> = runs
-        .iter()
-        .flat_map(|(_, s)| s.outcome.iter().map(|(k, _)| k.as_str()))
-        .collect();
-    keys.sort();
-    keys.dedup();
+    let outcomes: Vec<&[(String, String)]> =
+        runs.iter().map(|(_, s)| s.outcome.as_slice()).collect();
     let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
     let mut any_differs = false;
     let _ = write!(out, "| |");
@@ -250,18 +246,7 @@ pub fn report(r: &Report, runs: &[(String, &SubtestResult)]) -> String {
         let _ = write!(out, " {} |", s.status.name());
     }
     out.push('\n');
-    for k in keys {
-        let vals: Vec<&str> = runs
-            .iter()
-            .map(|(_, s)| {
-                s.outcome
-                    .iter()
-                    .find(|(kk, _)| kk == k)
-                    .map(|(_, v)| v.as_str())
-                    .unwrap_or("-")
-            })
-            .collect();
-        let differs = vals.windows(2).any(|w| w[0] != w[1]);
+    for (k, vals, differs) in super::outcome_rows(&outcomes) {
         any_differs |= differs;
         let key = if differs {
             format!("**{}**", cell(k))

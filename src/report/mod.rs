@@ -11,7 +11,6 @@ pub mod wpt;
 
 pub use wpt::{test_id, wptreport, WptRun};
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::json;
@@ -146,6 +145,34 @@ pub fn summary(results: &[FileResult]) -> Summary {
     s
 }
 
+/// A subtest's outcome under several profiles, as rows: each key any run has, in order, with
+/// each run's value ("-" where a run has none) and whether the values differ. The one table
+/// `differences`, the timeline page and the Markdown report all show.
+pub(crate) fn outcome_rows<'a>(
+    outcomes: &[&'a [(String, String)]],
+) -> Vec<(&'a str, Vec<&'a str>, bool)> {
+    let mut keys: Vec<&str> = outcomes
+        .iter()
+        .flat_map(|o| o.iter().map(|(k, _)| k.as_str()))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .map(|k| {
+            let vals: Vec<&str> = outcomes
+                .iter()
+                .map(|o| {
+                    o.iter()
+                        .find(|(kk, _)| kk == k)
+                        .map_or("-", |(_, v)| v.as_str())
+                })
+                .collect();
+            let differs = vals.windows(2).any(|w| w[0] != w[1]);
+            (k, vals, differs)
+        })
+        .collect()
+}
+
 /// Where the outcomes of several profiles' runs of the same files differ: for each subtest, the
 /// values that are not the same under every profile.
 pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
@@ -157,31 +184,14 @@ pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
     let mut any = false;
     for (fi, file) in first.iter().enumerate() {
         for (si, sub) in file.subtests.iter().enumerate() {
-            let per_profile: Vec<BTreeMap<&str, &str>> = runs
+            let outcomes: Vec<&[(String, String)]> = runs
                 .iter()
-                .map(|(_, files)| {
-                    files[fi].subtests[si]
-                        .outcome
-                        .iter()
-                        .map(|(k, v)| (k.as_str(), v.as_str()))
-                        .collect()
-                })
+                .map(|(_, files)| files[fi].subtests[si].outcome.as_slice())
                 .collect();
-            let mut keys: Vec<&str> = per_profile.iter().flat_map(|m| m.keys().copied()).collect();
-            keys.sort();
-            keys.dedup();
-            let rows: Vec<(&str, Vec<&str>)> = keys
+            let rows: Vec<(&str, Vec<&str>)> = outcome_rows(&outcomes)
                 .into_iter()
-                .map(|k| {
-                    (
-                        k,
-                        per_profile
-                            .iter()
-                            .map(|m| m.get(k).copied().unwrap_or("-"))
-                            .collect::<Vec<_>>(),
-                    )
-                })
-                .filter(|(_, vals)| vals.windows(2).any(|w| w[0] != w[1]))
+                .filter(|(_, _, differs)| *differs)
+                .map(|(k, vals, _)| (k, vals))
                 .collect();
             if rows.is_empty() {
                 continue;
