@@ -4,19 +4,7 @@
 use std::process::Command;
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
-
-fn webmcp_ref(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_webmcp-ref"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::common::webmcp_ref;
 
 fn scratch(name: &str, text: &str) -> String {
     let dir = std::env::temp_dir().join(format!("webmcp-ref-cli-{}", std::process::id()));

@@ -7,7 +7,6 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use webmcp_ref::engine::trace::{Lane, Mark, TraceEntry};
 #[allow(unused_imports)]
@@ -16,19 +15,7 @@ use webmcp_ref::report::markdown::{decode, sequence_diagram};
 use webmcp_ref::report::timeline::Timeline;
 use webmcp_ref::scenario::{parse_file, run_file, RunOptions, SubtestResult};
 use webmcp_ref::Profile;
-
-fn webmcp_ref(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_webmcp-ref"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::common::webmcp_ref;
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("spec-tests/golden/markdown")

@@ -2,7 +2,6 @@
 //! command's exit statuses and messages.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
 use webmcp_ref::speccheck::{digest, engine_tables, Origin, StepNumber};
 
@@ -49,17 +48,9 @@ fn engine_tables_list_the_digests_steps() {
 }
 
 fn spec_check(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_webmcp-ref"))
-        .arg("spec-check")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let mut all = vec!["spec-check"];
+    all.extend_from_slice(args);
+    crate::common::webmcp_ref(&all)
 }
 
 fn temp(name: &str, text: &str) -> String {

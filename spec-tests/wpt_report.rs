@@ -4,28 +4,11 @@
 //! tests, and WPT expectation metadata written and read back.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
 use wptreport::wpt_report::{SubtestStatus, TestStatus, WptReport};
-
-fn webmcp_ref_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_webmcp-ref"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn webmcp_ref(args: &[&str]) -> (i32, String, String) {
-    webmcp_ref_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
-}
+use crate::common::{webmcp_ref, webmcp_ref_in};
 
 /// A scratch folder of this file's, emptied.
 fn scratch(name: &str) -> PathBuf {

@@ -355,3 +355,22 @@ pub fn observed_tools(result: &ObservationResult) -> Vec<(String, Vec<String>)> 
         })
         .collect()
 }
+
+/// Runs the built `webmcp-ref` in `dir`: its exit status, standard output and standard error.
+pub fn webmcp_ref_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_webmcp-ref"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs the built `webmcp-ref` at the repository's root.
+pub fn webmcp_ref(args: &[&str]) -> (i32, String, String) {
+    webmcp_ref_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
