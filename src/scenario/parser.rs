@@ -230,6 +230,16 @@ const DECLARATIONS: &[(&str, &str)] = &[
     ("observe", "an observation"),
 ];
 
+/// The `i`th token of a line, if it is a word.
+fn word_at(toks: &[Token], i: usize) -> Option<&str> {
+    match toks.get(i) {
+        Some(Token {
+            tok: Tok::Ident(s), ..
+        }) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
 /// Each name is declared once in a subtest (`page`, `frame`, `promise`, `thenable`,
 /// `controller`, `script`, `task ... as NAME`, `observe DOC as NAME`, in its lines or its
 /// `at`/`when` blocks): a second declaration would silently shadow the first.
@@ -240,12 +250,7 @@ fn check_declared_once(
 ) -> Result<(), ParseError> {
     for line in lines {
         let toks = lex_line(path, line)?;
-        let word = |i: usize| match toks.get(i) {
-            Some(Token {
-                tok: Tok::Ident(s), ..
-            }) => Some(s.as_str()),
-            _ => None,
-        };
+        let word = |i: usize| word_at(&toks, i);
         let trigger = matches!(word(0), Some("at" | "when"));
         let start = if trigger {
             match toks.iter().position(|t| matches!(t.tok, Tok::Punct(":"))) {
@@ -301,12 +306,7 @@ fn collect_names(
 ) -> Result<(), ParseError> {
     for line in lines {
         let toks = lex_line(path, line)?;
-        let word = |i: usize| match toks.get(i) {
-            Some(Token {
-                tok: Tok::Ident(s), ..
-            }) => Some(s.as_str()),
-            _ => None,
-        };
+        let word = |i: usize| word_at(&toks, i);
         // A one-line `at 2s: promise p in top` declares after its colon.
         let start = match word(0) {
             Some("at" | "when") => toks
