@@ -3,13 +3,13 @@
 
 use std::hash::{Hash, Hasher};
 
-use slotmap::Key;
+use slotmap::{Key, SecondaryMap};
 
 use super::World;
 use crate::host::event_loop::TASK_SOURCES;
 use crate::host::keys::{EventLoopKey, ParallelQueueKey, TimerKey};
 use crate::host::parallel::QueueState;
-use crate::host::shared::{Arena, SecondaryArena, Shared, StateHasher};
+use crate::host::shared::{Arena, Counts, SecondaryArena, Shared, StateHasher};
 
 /// Where a pending unit lives: what the order of sequence numbers is hashed as.
 #[derive(Hash)]
@@ -65,16 +65,20 @@ impl World {
                 v.hash(h);
             })
         }
+        fn entries<K: Key + Hash, V: Hash>(m: &SecondaryMap<K, V>) -> u64 {
+            let mut h = StateHasher::default();
+            m.len().hash(&mut h);
+            for (k, v) in m {
+                k.hash(&mut h);
+                v.hash(&mut h);
+            }
+            Hasher::finish(&h)
+        }
         fn secondary<K: Key + Hash, V: Clone + Hash>(map: &SecondaryArena<K, V>) -> u64 {
-            map.hash_with(|m| {
-                let mut h = StateHasher::default();
-                m.len().hash(&mut h);
-                for (k, v) in m {
-                    k.hash(&mut h);
-                    v.hash(&mut h);
-                }
-                Hasher::finish(&h)
-            })
+            map.hash_with(entries)
+        }
+        fn counts<K: Key + Hash>(counts: &Counts<K>) -> u64 {
+            counts.hash_with(entries)
         }
         fn value<T: Hash>(x: &Shared<T>) -> u64 {
             x.hash_with(|v| {
@@ -99,7 +103,7 @@ impl World {
         secondary(&webmcp.documents).hash(h);
         secondary(&webmcp.tools_ready).hash(h);
         secondary(&webmcp.pending_tool_readiness_promises).hash(h);
-        secondary(&webmcp.not_ready).hash(h);
+        counts(&webmcp.not_ready).hash(h);
         arena(&webmcp.waiters).hash(h);
         arena(&webmcp.observations).hash(h);
         arena(&webmcp.executions).hash(h);

@@ -50,7 +50,17 @@
 //! on the order, and a footprint recorded in one order is compared with units of another
 //! (from a count of 1, a settle and another frame's wait pass through zero in one order
 //! only). A footprint notes what its unit may do in any order, not only in the one it ran
-//! in. Both units that append to the log write it, so
+//! in. The count of a tree's documents that are not ready is the one count a check after a
+//! unit reads (a wait's condition), and its additions note their direction: a unit that
+//! raised it leaves the test out of its footprint (after an increase the count is not zero,
+//! in any order, and the wait goes on as it did before the unit); a unit that lowered it
+//! keeps the test, which orders it with every increase but with no other decrease (two
+//! decreases that can both run next take away two documents that are not ready, so the
+//! count is at 2 at least and neither alone brings it to zero; after both, the same test
+//! ends the same wait in either order). For that, a wait that ends because its tree became
+//! ready is noted on the count, not on the waiter (whichever of the last decreases runs
+//! last ends it), and what else reads whether a wait ended (its timeout) reads the count.
+//! Both units that append to the log write it, so
 //! they are dependent: `expect log in [...]` sees every order of the lines. The harness,
 //! acting between units (a line of the subtest, the clock moving, an `at`/`when` block
 //! firing), is dependent on everything. Independent units commute: run in either order from

@@ -174,7 +174,7 @@ fn add_to_subtree(sub: &mut Subtree, queue: Queue, footprint: &Footprint) {
     }
 }
 
-/// Whether `a` already notes every access of `b` (as strongly).
+/// Whether `a` already notes every access of `b`, as strongly (joining it changes nothing).
 fn covers(a: &Footprint, b: &Footprint) -> bool {
     if b.global && !a.global {
         return false;
@@ -182,7 +182,7 @@ fn covers(a: &Footprint, b: &Footprint) -> bool {
     b.accesses.iter().all(|(id, acc)| {
         a.accesses
             .binary_search_by_key(id, |(i, _)| *i)
-            .is_ok_and(|i| a.accesses[i].1 >= *acc)
+            .is_ok_and(|i| a.accesses[i].1.join(*acc) == a.accesses[i].1)
     })
 }
 

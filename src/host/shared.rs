@@ -471,33 +471,70 @@ impl<K: Key, V: Clone> SecondaryArena<K, V> {
     }
 }
 
-/// A count per key: adding to a count commutes with adding to it again, and a test for zero
-/// reads it. (The readiness index counts the documents of a tree that are not ready; a wait
-/// reads whether the count is zero.)
+/// A count per key, read only through [`Counts::is_zero`]. (The readiness index counts, for
+/// each traversable, the documents of its tree whose tools are not ready; a wait reads
+/// whether that count is zero.)
 ///
-/// An addition that leaves the count on the same side of zero is still dependent with a test
-/// for zero: whether it does depends on the order. From a count of 1, a document becoming
-/// ready (-1) and another ceasing to be (+1) pass through zero in one order and not in the
-/// other, so a wait may end between them in one order only. Footprints are recorded in one
-/// order and compared with units of another, so an addition notes what it may do in any.
-impl<K: Key> SecondaryArena<K, u32> {
+/// An addition notes its direction ([`Access::Increase`], [`Access::Decrease`]): additions
+/// commute with each other whatever their signs, and a test for zero is dependent with every
+/// one of them. The direction is what a check after the unit needs (see
+/// [`footprint::post_check`]): a test for zero after an increase is false in every order.
+/// Because a count is never read but by a test for zero, a read of a count in a footprint is
+/// always one.
+#[derive(Debug)]
+pub struct Counts<K: Key> {
+    counts: SecondaryArena<K, u32>,
+}
+
+impl<K: Key> Clone for Counts<K> {
+    fn clone(&self) -> Self {
+        Counts {
+            counts: self.counts.clone(),
+        }
+    }
+}
+
+impl<K: Key> Default for Counts<K> {
+    fn default() -> Self {
+        Counts {
+            counts: SecondaryArena::default(),
+        }
+    }
+}
+
+impl<K: Key> Counts<K> {
     /// Adds `delta` to the count of `key` (from 0 if it has none), saturating at 0.
     pub fn add(&mut self, key: K, delta: i64) {
-        let key_id = self.key_id(key);
-        let map = self.map.quiet_mut();
+        let arena = &mut self.counts;
+        let key_id = arena.key_id(key);
+        let map = arena.map.quiet_mut();
         let before = map.get(key).copied();
         let now = (i64::from(before.unwrap_or(0)) + delta).clamp(0, i64::from(u32::MAX)) as u32;
         if before.is_none() {
-            note(self.id, Access::Add);
+            note(arena.id, Access::Add);
         }
-        note(key_id, Access::Add);
+        match delta.signum() {
+            1 => note(key_id, Access::Increase),
+            -1 => note(key_id, Access::Decrease),
+            _ => {}
+        }
         map.insert(key, now);
+    }
+
+    /// Sets the count of `key` (a write: it is dependent with every addition and test).
+    pub fn set(&mut self, key: K, count: u32) {
+        self.counts.insert(key, count);
     }
 
     /// Whether the count of `key` is zero (or it has none).
     pub fn is_zero(&self, key: K) -> bool {
-        note(self.key_id(key), Access::Read);
-        self.map.quiet().get(key).is_none_or(|n| *n == 0)
+        note(self.counts.key_id(key), Access::Read);
+        self.counts.map.quiet().get(key).is_none_or(|n| *n == 0)
+    }
+
+    /// The counts' state hash, remembered until they change.
+    pub fn hash_with(&self, compute: impl FnOnce(&SecondaryMap<K, u32>) -> u64) -> u64 {
+        self.counts.hash_with(compute)
     }
 }
 

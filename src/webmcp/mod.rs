@@ -44,7 +44,7 @@ use slotmap::new_key_type;
 use crate::host::callback::Callback;
 use crate::host::keys::{DocumentKey, ListenerKey, NavigableKey, ParallelQueueKey, PromiseKey};
 use crate::host::origin::Origin;
-use crate::host::shared::{Arena, SecondaryArena, Shared};
+use crate::host::shared::{Arena, Counts, SecondaryArena, Shared};
 use crate::host::spec::Algorithm;
 use crate::host::value::ErrorValue;
 use crate::host::Host;
@@ -300,7 +300,7 @@ pub struct WebmcpState {
     /// For each top-level traversable: how many fully active documents of its tree have
     /// tools-ready false. An index kept beside the text's loop in
     /// [`readiness::Readiness::are_all_ready`]; see `recount_not_ready`.
-    pub(crate) not_ready: SecondaryArena<NavigableKey, u32>,
+    pub(crate) not_ready: Counts<NavigableKey>,
     pub(crate) waiters: Arena<WaiterKey, readiness::Waiter>,
     pub(crate) observations: Arena<ObservationKey, observation::Observation>,
     /// <https://webmachinelearning.github.io/webmcp/#traversable-navigable-pending-tool-executions-map>,

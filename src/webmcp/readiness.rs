@@ -458,16 +458,14 @@ pub trait Readiness: WebMcpHost {
                 true
             });
         }
-        self.webmcp_mut().not_ready.insert(traversable, count);
+        self.webmcp_mut().not_ready.set(traversable, count);
     }
 
     /// Counts a document just added to a traversable's tree, fully active, in its count of
     /// documents whose tools are not ready (the rest of the tree is as it was).
     fn count_added_document(&mut self, traversable: NavigableKey, doc: DocumentKey) {
-        let not_ready = u32::from(!self.tools_ready(doc));
-        if let Some(n) = self.webmcp_mut().not_ready.entry_or_default(traversable) {
-            *n += not_ready;
-        }
+        let not_ready = i64::from(!self.tools_ready(doc));
+        self.webmcp_mut().not_ready.add(traversable, not_ready);
     }
 
     /// The readiness index's answer to areAllReady for a traversable.
@@ -686,8 +684,19 @@ pub trait Readiness: WebMcpHost {
                     Some(_) => None,
                     None => self.wait_condition(w),
                 };
-                if let Some(outcome) = ended {
-                    self.end_wait(key, outcome);
+                match ended {
+                    // A wait that ends because its tree became ready is noted on the count
+                    // (the check's test for zero), not on the waiter: of the decreases that
+                    // bring the count to zero, whichever runs last ends it, and they commute
+                    // (`Access::DecreaseThenTest`); the waiter's record and its queue are
+                    // written the same in either order. What else reads whether the wait has
+                    // ended reads the count too (`wait_timed_out`), or was made runnable by
+                    // its end (the caller's `AfterWait` step).
+                    Some(WaitOutcome::Ready) => {
+                        footprint::untracked(|| self.end_wait(key, WaitOutcome::Ready))
+                    }
+                    Some(outcome) => self.end_wait(key, outcome),
+                    None => {}
                 }
             });
         }
@@ -695,12 +704,13 @@ pub trait Readiness: WebMcpHost {
 
     /// A waiter's deadline timer expired.
     fn wait_timed_out(&mut self, waiter: WaiterKey) {
-        if self
-            .webmcp()
-            .waiters
-            .get(waiter)
-            .is_some_and(|w| w.outcome.is_none())
-        {
+        let Some(w) = self.webmcp().waiters.get(waiter) else {
+            return;
+        };
+        // Whether the wait has already ended by readiness is noted on its traversable's
+        // count (see `check_waiters`): the timeout reads it.
+        let _ = self.index_says_ready(w.traversable);
+        if w.outcome.is_none() {
             self.end_wait(waiter, WaitOutcome::TimedOut);
         }
     }

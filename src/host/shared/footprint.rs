@@ -24,28 +24,49 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What a unit did to an object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Access {
     Read,
-    /// An addition that commutes with other additions (a count, a set of keys).
+    /// An addition that commutes with other additions (to a set of keys, or to a count in no
+    /// one direction).
     Add,
+    /// An addition to a count ([`super::Counts`]) that raises it.
+    Increase,
+    /// An addition to a count that lowers it. A decrease takes away one of the things the
+    /// count counts, so two decreases that could both run next find it at 2 at least.
+    Decrease,
+    /// A decrease followed by a check's test of the same count for zero (see [`post_check`]).
+    DecreaseThenTest,
     Write,
 }
 
 impl Access {
-    /// Both accesses by one unit, as one.
-    fn join(self, other: Access) -> Access {
+    /// Both accesses by one unit, as one: it conflicts with whatever either does.
+    pub fn join(self, other: Access) -> Access {
+        use Access::*;
         match (self, other) {
             (a, b) if a == b => a,
-            _ => Access::Write,
+            (Add | Increase | Decrease, Add | Increase | Decrease) => Add,
+            (Decrease | DecreaseThenTest, Decrease | DecreaseThenTest) => DecreaseThenTest,
+            _ => Write,
         }
     }
 
     /// Whether two units' accesses to one object order them.
+    ///
+    /// Reads commute, and so do additions, whatever their directions. A test for zero
+    /// after a decrease commutes with another decrease: both decreases could run next, so the
+    /// count is at 2 at least; after either alone it is not zero, and after both it is the
+    /// same in either order, so every test for zero reads the same in both orders. It is
+    /// dependent with an increase (from 1, the decrease reaches zero only if it comes first)
+    /// and with any other addition.
     pub fn conflicts(self, other: Access) -> bool {
+        use Access::*;
         !matches!(
             (self, other),
-            (Access::Read, Access::Read) | (Access::Add, Access::Add)
+            (Read, Read)
+                | (Add | Increase | Decrease, Add | Increase | Decrease)
+                | (Decrease | DecreaseThenTest, Decrease | DecreaseThenTest)
         )
     }
 }
@@ -186,7 +207,10 @@ pub fn untracked<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Runs a check after a unit (see the module's comment): its accesses join the unit's only
-/// when it wrote something or read something the unit wrote.
+/// when it wrote something or read something the unit changed. An increase of a count is
+/// not such a change: a test for zero after it is false, in every order, and a check acts
+/// only when its tests for zero hold. A test for zero of a count the unit decreased joins as
+/// [`Access::DecreaseThenTest`].
 pub fn post_check<R>(f: impl FnOnce() -> R) -> R {
     if !recording() {
         return f();
@@ -197,20 +221,24 @@ pub fn post_check<R>(f: impl FnOnce() -> R) -> R {
         let mut s = s.borrow_mut();
         let check = s.pop().flatten().unwrap_or_default();
         if let Some(Some(unit)) = s.last_mut() {
-            let wrote = check.iter().any(|(_, a)| *a != Access::Read);
-            let keep = wrote || {
-                let mut written: Vec<u64> = unit
-                    .iter()
-                    .filter(|(_, a)| *a != Access::Read)
-                    .map(|(id, _)| *id)
-                    .collect();
-                written.sort_unstable();
-                check
-                    .iter()
-                    .any(|(id, _)| written.binary_search(id).is_ok())
+            let did = Footprint::from_notes(unit.clone()).accesses;
+            let did_to = |id: u64| {
+                did.binary_search_by_key(&id, |(i, _)| *i)
+                    .ok()
+                    .map(|i| did[i].1)
             };
+            let wrote = check.iter().any(|(_, a)| *a != Access::Read);
+            let keep = wrote
+                || check.iter().any(|(id, _)| {
+                    !matches!(did_to(*id), None | Some(Access::Read | Access::Increase))
+                });
             if keep {
-                unit.extend(check);
+                unit.extend(check.into_iter().map(|(id, a)| match (a, did_to(id)) {
+                    (Access::Read, Some(Access::Decrease | Access::DecreaseThenTest)) => {
+                        (id, Access::DecreaseThenTest)
+                    }
+                    other => (id, other.0),
+                }));
             }
         }
     });
@@ -256,5 +284,59 @@ mod tests {
             untracked(|| note(5, Access::Write));
         });
         assert_eq!(f.accesses, vec![(1, Access::Write), (4, Access::Read)]);
+    }
+
+    #[test]
+    fn a_test_for_zero_after_an_increase_is_left_out_and_after_a_decrease_kept() {
+        let (_, up) = record(|| {
+            note(1, Access::Increase);
+            post_check(|| note(1, Access::Read));
+        });
+        assert_eq!(up.accesses, vec![(1, Access::Increase)]);
+        let (_, down) = record(|| {
+            note(1, Access::Decrease);
+            post_check(|| {
+                note(1, Access::Read);
+                note(2, Access::Read)
+            });
+        });
+        assert_eq!(
+            down.accesses,
+            vec![(1, Access::DecreaseThenTest), (2, Access::Read)]
+        );
+        // Decreases commute with each other, tested or not; a tested one is ordered with an
+        // increase, and an increase with a test for zero.
+        let (_, other_down) = record(|| note(1, Access::Decrease));
+        assert!(!down.conflicts(&other_down) && !down.conflicts(&down));
+        assert!(down.conflicts(&up));
+        assert!(!up.conflicts(&other_down));
+        let (_, test) = record(|| note(1, Access::Read));
+        assert!(up.conflicts(&test) && other_down.conflicts(&test));
+        // A unit that both raised and lowered a count is an addition in no one direction:
+        // a test after it is kept, and then it is a write.
+        let (_, both) = record(|| {
+            note(1, Access::Increase);
+            note(1, Access::Decrease);
+            post_check(|| note(1, Access::Read));
+        });
+        assert_eq!(both.accesses, vec![(1, Access::Write)]);
+    }
+
+    #[test]
+    fn a_join_conflicts_with_whatever_either_access_conflicts_with() {
+        use Access::*;
+        let all = [Read, Add, Increase, Decrease, DecreaseThenTest, Write];
+        for a in all {
+            for b in all {
+                let j = a.join(b);
+                assert_eq!(j, b.join(a));
+                assert_eq!(a.conflicts(b), b.conflicts(a));
+                for c in all {
+                    if a.conflicts(c) || b.conflicts(c) {
+                        assert!(j.conflicts(c), "{a:?} joined with {b:?} is {j:?}");
+                    }
+                }
+            }
+        }
     }
 }
