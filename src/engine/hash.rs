@@ -103,6 +103,7 @@ impl World {
         secondary(&webmcp.documents).hash(h);
         secondary(&webmcp.tools_ready).hash(h);
         secondary(&webmcp.pending_tool_readiness_promises).hash(h);
+        secondary(&webmcp.listeners).hash(h);
         counts(&webmcp.not_ready).hash(h);
         arena(&webmcp.waiters).hash(h);
         arena(&webmcp.observations).hash(h);

@@ -14,10 +14,10 @@ use super::schedule::{Replay, Schedule, ScheduleError, Scheduler};
 use super::trace::{ChoiceNote, Coverage, Finding, Lane, Place, Trace, TraceEntry, UnitKind};
 use super::RunError;
 use crate::host::callback::Callback;
-use crate::host::event_loop::{Candidate, EventLoops, UnitRef};
+use crate::host::event_loop::{task_queue, Candidate, EventLoops, UnitRef, MICROTASK_QUEUE};
 use crate::host::keys::{DocumentKey, ListenerKey, NavigableKey, ParallelQueueKey, SignalKey};
 use crate::host::navigable::Lifecycle;
-use crate::host::shared::Shared;
+use crate::host::shared::{Access, Shared};
 use crate::host::spec::Algorithm;
 use crate::host::value::Value;
 use crate::host::{switches, Completion, Host, HostState};
@@ -228,9 +228,11 @@ impl World {
     }
 
     /// Reads what makes a unit runnable, so that its footprint holds it: a task's document
-    /// being fully active, and the documents of the tasks before it on its task source,
-    /// which are not. (A microtask, a parallel step and a timer read their own queue, step or
-    /// timer when they run.)
+    /// being fully active, the documents of the tasks before it on its task source, which
+    /// are not, and its event loop's microtask queue being empty. (The tasks before it were
+    /// there before anything appended to the queue while it could run: taking it is what
+    /// its footprint notes of the queue. A microtask, a parallel step and a timer read their
+    /// own queue, step or timer when they run.)
     pub fn note_runnable(&self, unit: UnitRef) {
         if let UnitRef::Task {
             event_loop,
@@ -238,7 +240,11 @@ impl World {
             position,
         } = unit
         {
-            let queue = &self.host.event_loops[event_loop].queues[source.index()];
+            let loops = &self.host.event_loops;
+            let _ = loops.part(event_loop, MICROTASK_QUEUE, Access::Read);
+            let queue = &loops
+                .part(event_loop, task_queue(source), Access::Take)
+                .queues[source.index()];
             for t in queue.iter().take(position + 1) {
                 self.host.is_fully_active(t.document);
             }
@@ -396,6 +402,10 @@ impl Host for World {
 
     fn event_listeners(&mut self, target: ModelContextKey) -> &mut Vec<ListenerKey> {
         steps::event_listeners(self, target)
+    }
+
+    fn read_event_listeners(&self, target: ModelContextKey) -> &Vec<ListenerKey> {
+        steps::read_event_listeners(self, target)
     }
 
     fn event_target_label(&self, target: ModelContextKey) -> String {

@@ -12,7 +12,6 @@
 //! holds on every state the search visits.
 
 use crate::engine::world::World;
-use crate::host::events::EventTargetRef;
 use crate::host::parallel::{ParallelStepKind, QueueState};
 use crate::host::shared::footprint;
 use crate::host::timers::TimerKind;
@@ -164,11 +163,7 @@ pub const INVARIANTS: &[Invariant] = &[
                 || w.listeners.keys().collect(),
                 |key| {
                     let l = &w.listeners[key];
-                    let list = match l.target {
-                        EventTargetRef::Webmcp(c) => &w.webmcp().model_contexts[c].listeners,
-                        EventTargetRef::Window(d) => &w.documents[d].window_listeners,
-                        EventTargetRef::Signal(s) => &w.signals[s].listeners,
-                    };
+                    let list = w.read_listener_list(l.target);
                     if !list.contains(&key) {
                         return Err(Violation(format!(
                             "a {} listener is in no target's list",

@@ -36,9 +36,10 @@
 //! ## Partial-order reduction, and why it loses no outcome
 //!
 //! **Dependence.** As each unit runs, the world notes its footprint: every object it read,
-//! wrote or added to (see `host::shared::footprint`): each document, navigable, event loop
-//! with its task and microtask queues, parallel queue, promise, timer, signal, listener,
-//! model context (its tool map, pending set and listeners), waiter, observation, execution,
+//! wrote or added to (see `host::shared::footprint`): each document, navigable, event
+//! loop's task queue (one per task source) and microtask queue, parallel queue, promise,
+//! timer, signal, listener, model context (its tool map; its pending set and its listeners,
+//! each apart), waiter, observation, execution,
 //! traversable's execution map, the log, the script's names, the findings, the numbering
 //! of promises and opaque origins, and each arena's set of keys. Nothing is listed per
 //! kind of unit: the containers note what any algorithm touches. A unit's footprint also
@@ -60,7 +61,12 @@
 //! ends the same wait in either order). For that, a wait that ends because its tree became
 //! ready is noted on the count, not on the waiter (whichever of the last decreases runs
 //! last ends it), and what else reads whether a wait ended (its timeout) reads the count.
-//! Both units that append to the log write it, so
+//! Appending to a task or microtask queue commutes with taking from it a unit that was
+//! there (the queue ends the same, in the same order), and with appending an equal unit
+//! (two frames' notifications that fire the same `toolchange` at one document), so a
+//! frame's notification queued on another frame's event loop is not ordered with that
+//! loop's own tasks; two appends of different units to one queue are. Both units that
+//! append to the log write it, so
 //! they are dependent: `expect log in [...]` sees every order of the lines. The harness,
 //! acting between units (a line of the subtest, the clock moving, an `at`/`when` block
 //! firing), is dependent on everything. Independent units commute: run in either order from
@@ -79,7 +85,13 @@
 //! (runnable before it, gone after it) is dependent with it, and since the disabled unit
 //! was runnable at the choice point before the disabler, that choice point is to try it
 //! first; a unit that *enabled* another is dependent with it and happens before it, and the
-//! two are not a race (the other cannot run first). A sleeping unit that is disabled wakes
+//! two are not a race (the other cannot run first). "Enabled" is read in the one order
+//! run, so a unit that queues another also reads what decides whether the new one can run
+//! at once (a task: its event loop has no microtask pending, and its document is fully
+//! active): it is then dependent with a unit that would keep the new one waiting (one that
+//! queues a microtask on that loop first), and the order in which the new one runs at once
+//! is explored too, not only the one where it waits for a unit that then "enables" it.
+//! A sleeping unit that is disabled wakes
 //! (its queue may offer another unit next). A unit run without a choice was the only one
 //! runnable, so it disabled none. The harness's actions change runnability too: one that
 //! comes while units could run (a `step` ends, a block fires) is a point fixed by the count

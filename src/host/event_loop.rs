@@ -20,6 +20,7 @@ use super::navigable::{Lifecycle, Navigables};
 use super::parallel::{ParallelQueues, QueueState};
 use super::promise::{Job, Promises};
 use super::seam::Upper;
+use super::shared::{value_hash, Access};
 use super::timers::Timers;
 use super::value::Value;
 use super::{Host, HostState, Running};
@@ -43,6 +44,16 @@ pub enum TaskSource {
     Harness,
     /// <https://html.spec.whatwg.org/#navigation-and-traversal-task-source>
     NavigationAndTraversal,
+}
+
+/// An event loop's queues are the parts of it that units touch, each an object of its own in
+/// footprints (see `Arena::part`): a task source's queue is its index, the microtask queue
+/// this. Appending to a queue and taking from it commute (`Access::Append`, `Access::Take`).
+pub const MICROTASK_QUEUE: u64 = TASK_SOURCES.len() as u64;
+
+/// The part of an event loop that is a task source's queue.
+pub fn task_queue(source: TaskSource) -> u64 {
+    source.index() as u64
 }
 
 pub const TASK_SOURCES: [TaskSource; 5] = [
@@ -184,9 +195,12 @@ impl<U: Upper> HostState<U> {
             },
         };
         let seq = self.next_seq();
-        self.event_loops[event_loop]
+        let microtask = Microtask { seq, realm, job };
+        let append = Access::Append(value_hash(&microtask));
+        self.event_loops
+            .part_mut(event_loop, MICROTASK_QUEUE, append)
             .microtasks
-            .push_back(Microtask { seq, realm, job });
+            .push_back(microtask);
         self.busy_loops.insert(event_loop);
     }
 
@@ -303,12 +317,27 @@ pub trait EventLoops: Host {
         }
         let seq = self.next_seq();
         let event_loop = self.documents[document].event_loop;
-        self.event_loops[event_loop].queues[source.index()].push_back(Task {
+        // What decides whether the task can run as soon as it is queued: its event loop has
+        // no microtask pending and its document is fully active. The unit that queues it
+        // reads both, so that it is ordered with a unit that would keep the task from
+        // running (one that queues a microtask on that loop, or takes the document out of
+        // being fully active): in one order the task is runnable at once, in the other it
+        // waits, and a search that only ever saw it wait would never run it earlier.
+        let _ = self
+            .event_loops
+            .part(event_loop, MICROTASK_QUEUE, Access::Read);
+        self.is_fully_active(document);
+        let task = Task {
             seq,
             source,
             document,
             action,
-        });
+        };
+        let append = Access::Append(value_hash(&task));
+        self.event_loops
+            .part_mut(event_loop, task_queue(source), append)
+            .queues[source.index()]
+        .push_back(task);
         self.busy_loops.insert(event_loop);
     }
 
@@ -316,7 +345,11 @@ pub trait EventLoops: Host {
     fn discard_tasks_of(&mut self, doc: DocumentKey) {
         let event_loop = self.documents[doc].event_loop;
         let mut discarded = 0;
-        for q in self.event_loops[event_loop].queues.iter_mut() {
+        for source in TASK_SOURCES {
+            let q = &mut self
+                .event_loops
+                .part_mut(event_loop, task_queue(source), Access::Write)
+                .queues[source.index()];
             let before = q.len();
             q.retain(|t| t.document != doc);
             discarded += before - q.len();
@@ -399,7 +432,8 @@ pub trait EventLoops: Host {
     fn run_unit(&mut self, unit: UnitRef) {
         match unit {
             UnitRef::Microtask(l) => {
-                if let Some(m) = self.event_loops[l].microtasks.pop_front() {
+                let queue = self.event_loops.part_mut(l, MICROTASK_QUEUE, Access::Take);
+                if let Some(m) = queue.microtasks.pop_front() {
                     self.running = Running::EventLoop(l);
                     self.run_job(m.realm, m.job);
                 }
@@ -409,8 +443,11 @@ pub trait EventLoops: Host {
                 source,
                 position,
             } => {
-                if let Some(task) =
-                    self.event_loops[event_loop].queues[source.index()].remove(position)
+                if let Some(task) = self
+                    .event_loops
+                    .part_mut(event_loop, task_queue(source), Access::Take)
+                    .queues[source.index()]
+                .remove(position)
                 {
                     self.running = Running::EventLoop(event_loop);
                     self.run_task(task);

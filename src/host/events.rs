@@ -3,9 +3,11 @@
 //! <https://dom.spec.whatwg.org/#interface-eventtarget>
 
 use super::callback::Callback;
+use super::event_loop::MICROTASK_QUEUE;
 use super::keys::{DocumentKey, ListenerKey, SignalKey};
 use super::promise::Promises;
 use super::seam::Upper;
+use super::shared::Access;
 use super::spec::{CALL_A_USER_OBJECTS_OPERATION, CLEAN_UP_AFTER_RUNNING_SCRIPT};
 use super::value::Value;
 use super::{Host, Running};
@@ -79,13 +81,23 @@ pub trait Events: Host {
         }
     }
 
-    /// A name for an event target, in the scenario's terms.
-    fn target_label(&self, target: EventTargetRef<Self::Upper>) -> String {
+    /// The listener list of an event target, to read.
+    fn read_listener_list(&self, target: EventTargetRef<Self::Upper>) -> &Vec<ListenerKey> {
         match target {
+            EventTargetRef::Window(d) => &self.documents[d].window_listeners,
+            EventTargetRef::Signal(s) => &self.signals[s].listeners,
+            EventTargetRef::Webmcp(t) => self.read_event_listeners(t),
+        }
+    }
+
+    /// A name for an event target, in the scenario's terms (names do not change: reading one
+    /// is not noted).
+    fn target_label(&self, target: EventTargetRef<Self::Upper>) -> String {
+        super::shared::footprint::untracked(|| match target {
             EventTargetRef::Window(d) => format!("{}.window", self.label(d)),
             EventTargetRef::Signal(s) => format!("{}.signal", self.signals[s].label),
             EventTargetRef::Webmcp(t) => self.event_target_label(t),
-        }
+        })
     }
 
     /// <https://dom.spec.whatwg.org/#dom-eventtarget-addeventlistener>
@@ -153,7 +165,7 @@ pub trait Events: Host {
     /// is fully active; after a callback called from outside any script, the microtasks it
     /// queued run before the next listener ("clean up after running script").
     fn dispatch_event(&mut self, target: EventTargetRef<Self::Upper>, event: Event) {
-        let listeners: Vec<ListenerKey> = self.listener_list(target).clone();
+        let listeners: Vec<ListenerKey> = self.read_listener_list(target).clone();
         let target_name = self.target_label(target);
         for key in listeners {
             let Some(listener) = self.listeners.get(key).cloned() else {
@@ -194,7 +206,12 @@ pub trait Events: Host {
         let Running::EventLoop(event_loop) = self.running else {
             return;
         };
-        if self.event_loops[event_loop].microtasks.is_empty() {
+        if self
+            .event_loops
+            .part(event_loop, MICROTASK_QUEUE, Access::Read)
+            .microtasks
+            .is_empty()
+        {
             return;
         }
         step!(
@@ -204,7 +221,12 @@ pub trait Events: Host {
             None,
             "microtask checkpoint between callbacks"
         );
-        while let Some(m) = self.event_loops[event_loop].microtasks.pop_front() {
+        while let Some(m) = self
+            .event_loops
+            .part_mut(event_loop, MICROTASK_QUEUE, Access::Take)
+            .microtasks
+            .pop_front()
+        {
             self.run_job(m.realm, m.job);
         }
     }

@@ -263,6 +263,8 @@ pub trait Host: DerefMut<Target = HostState<Self::Upper>> + Sized {
     fn describe_timer_step(&self, step: &TimerStep<Self>) -> String;
     /// The listener list of an event target the specification above defines.
     fn event_listeners(&mut self, target: EventTargetOf<Self>) -> &mut Vec<ListenerKey>;
+    /// The same list, to read.
+    fn read_event_listeners(&self, target: EventTargetOf<Self>) -> &Vec<ListenerKey>;
     fn event_target_label(&self, target: EventTargetOf<Self>) -> String;
 
     // Hooks other specifications define on HTML's objects.

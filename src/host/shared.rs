@@ -20,7 +20,8 @@ use slotmap::{Key, SecondaryMap, SlotMap};
 
 pub mod footprint;
 
-use footprint::{note, Access};
+use footprint::note;
+pub use footprint::Access;
 
 /// A new object identity (never 0, which is "not tracked"; the top bit is left for keyed
 /// elements, see [`element_id`]).
@@ -326,6 +327,20 @@ impl<K: Key, V: Clone> Arena<K, V> {
     pub fn count(&self) -> usize {
         self.map.quiet().len()
     }
+
+    /// The element `key`, noting `access` to its part `part` instead of to the whole of it:
+    /// for an element made of parts that are objects of their own (an event loop's queues).
+    /// Every access to such a part goes through `part` or [`Arena::part_mut`].
+    pub fn part(&self, key: K, part: u64, access: Access) -> &V {
+        note(element_id(self.key_id(key), part), access);
+        self.map.quiet()[key].quiet()
+    }
+
+    /// The element `key`, to change its part `part`, noting `access` to that part.
+    pub fn part_mut(&mut self, key: K, part: u64, access: Access) -> &mut V {
+        note(element_id(self.key_id(key), part), access);
+        self.map.quiet_mut()[key].quiet_mut()
+    }
 }
 
 impl<'a, K: Key, V: Clone> IntoIterator for &'a Arena<K, V> {
@@ -553,6 +568,13 @@ impl<K: Key, V: Clone> IndexMut<K> for SecondaryArena<K, V> {
         note(self.key_id(key), Access::Write);
         &mut self.map.quiet_mut()[key]
     }
+}
+
+/// A 64-bit hash of a value, with the state's hasher (for [`Access::Append`]).
+pub fn value_hash<T: std::hash::Hash + ?Sized>(value: &T) -> u64 {
+    let mut h = StateHasher::default();
+    value.hash(&mut h);
+    Hasher::finish(&h)
 }
 
 /// A 128-bit hash built from two independent multiply-rotate lanes: fast, and wide enough

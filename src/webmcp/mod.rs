@@ -237,7 +237,6 @@ pub struct ModelContext {
     pub document: DocumentKey,
     /// <https://webmachinelearning.github.io/webmcp/#model-context-tool-map>
     pub tool_map: IndexMap<String, ToolDefinition>,
-    pub listeners: Vec<ListenerKey>,
     /// The coalesced-readiness proposal's last notified readiness (initially true).
     pub last_notified_ready: bool,
     pub readiness_check_queued: bool,
@@ -267,7 +266,6 @@ impl std::hash::Hash for ModelContext {
             name.hash(state);
             tool.hash(state);
         }
-        self.listeners.hash(state);
         self.last_notified_ready.hash(state);
         self.readiness_check_queued.hash(state);
         self.registry_change.hash(state);
@@ -297,6 +295,9 @@ pub struct WebmcpState {
     pub(crate) tools_ready: SecondaryArena<DocumentKey, bool>,
     /// PR #373's pending tool readiness promises of each `ModelContext`: an ordered set.
     pub(crate) pending_tool_readiness_promises: SecondaryArena<ModelContextKey, PendingSet>,
+    /// The event listeners of each `ModelContext`, apart from the rest of it: firing a
+    /// `toolchange` reads them, and a registration in the same document does not.
+    pub(crate) listeners: SecondaryArena<ModelContextKey, Vec<ListenerKey>>,
     /// For each top-level traversable: how many fully active documents of its tree have
     /// tools-ready false. An index kept beside the text's loop in
     /// [`readiness::Readiness::are_all_ready`]; see `recount_not_ready`.
@@ -407,6 +408,12 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
         Err(self.promise_rejected_with(doc, error))
     }
 
+    /// The document a `ModelContext` belongs to. It never changes, so reading it is not
+    /// noted: knowing whose context it is does not depend on what changes the context.
+    fn document_of(&self, context: ModelContextKey) -> DocumentKey {
+        crate::host::shared::footprint::untracked(|| self.webmcp().model_contexts[context].document)
+    }
+
     /// A document's associated `ModelContext`.
     fn context_of(&self, doc: DocumentKey) -> ModelContextKey {
         self.webmcp().documents[doc].model_context
@@ -434,7 +441,6 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
         let context = self.webmcp_mut().model_contexts.insert(ModelContext {
             document,
             tool_map: IndexMap::new(),
-            listeners: Vec::new(),
             last_notified_ready: true,
             readiness_check_queued: false,
             registry_change: None,
@@ -442,6 +448,7 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
             toolchanges_fired: ToolchangeCount::default(),
         });
         let w = self.webmcp_mut();
+        w.listeners.insert(context, Vec::new());
         *w.next_unique_id += 1;
         let unique_id = *w.next_unique_id;
         w.documents.insert(

@@ -213,7 +213,7 @@ pub trait Readiness: WebMcpHost {
         promise: PromiseKey,
         fulfilled: bool,
     ) {
-        let document = self.webmcp().model_contexts[context].document;
+        let document = self.document_of(context);
         if fulfilled {
             step!(
                 self,
@@ -236,7 +236,7 @@ pub trait Readiness: WebMcpHost {
 
     /// waitForToolsUntil() step 5's settleSteps.
     fn settle_steps(&mut self, context: ModelContextKey, promise: PromiseKey) {
-        let document = self.webmcp().model_contexts[context].document;
+        let document = self.document_of(context);
         // 5.1. Remove promise from the pending tool readiness promises.
         self.webmcp_mut().pending_tool_readiness_promises[context].remove(promise);
         step!(
@@ -662,8 +662,12 @@ pub trait Readiness: WebMcpHost {
     ///
     /// Each waiter's condition is a check after the unit (`footprint::post_check`): it joins
     /// the unit's footprint only when it ends the wait or reads what the unit changed, and it
-    /// reads the same objects whatever their values. Which waiters there are is not noted: a
-    /// unit that adds one writes it, and so checks it.
+    /// reads the same objects whatever their values. Which waiters there are, and the waiter
+    /// itself, are not noted: the traversable and document it waits on never change, and
+    /// whether it still waits is written only by a unit that ends the wait, which is ordered
+    /// with every other unit that could end it through what ends it (the count, which a
+    /// timeout reads and a navigation writes, or the traversable). A unit that begins a wait
+    /// reads the documents' readiness as it does.
     fn check_waiters(&mut self) {
         let keys: Vec<WaiterKey> = footprint::untracked(|| {
             if self.webmcp().waiters.is_empty() {
@@ -673,9 +677,10 @@ pub trait Readiness: WebMcpHost {
         });
         for key in keys {
             footprint::post_check(|| {
-                let w = &self.webmcp().waiters[key];
+                let w = footprint::untracked(|| self.webmcp().waiters[key].clone());
+                let w = &w;
                 // A check after a unit reads the same objects whatever their values: the
-                // waiter, its traversable and its readiness, before deciding anything.
+                // traversable and its readiness, before deciding anything.
                 let _ = (
                     self.navigables.get(w.traversable),
                     self.index_says_ready(w.traversable),
@@ -809,7 +814,7 @@ pub trait Readiness: WebMcpHost {
         );
         for (context, promise) in affected {
             // 2. ...is counted as settled: settleSteps run for it.
-            let owner = self.webmcp().model_contexts[context].document;
+            let owner = self.document_of(context);
             step!(
                 self,
                 SETTLE_ON_REALM_DESTRUCTION,

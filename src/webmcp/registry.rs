@@ -470,7 +470,7 @@ pub trait Registry: WebMcpHost {
         promise: PromiseKey,
         signal: SignalKey,
     ) {
-        let doc = self.webmcp().model_contexts[this].document;
+        let doc = self.document_of(this);
         // 17.3.1. Unregister a tool given this and tool name.
         step!(self, REGISTER_TOOL, "17.3.1", Some(doc), "{tool_name:?}");
         self.unregister_a_tool(this, tool_name);
@@ -486,7 +486,7 @@ pub trait Registry: WebMcpHost {
 
     /// <https://webmachinelearning.github.io/webmcp/#model-context-unregister-a-tool>
     fn unregister_a_tool(&mut self, model_context: ModelContextKey, tool_name: &str) {
-        let doc = self.webmcp().model_contexts[model_context].document;
+        let doc = self.document_of(model_context);
         // 1. Assert: running on modelContext's relevant agent's event loop.
         let on_its_loop = self.running == Running::EventLoop(self.documents[doc].event_loop);
         self.assert_step(
@@ -743,7 +743,7 @@ pub trait Registry: WebMcpHost {
     /// at the ModelContext (a `ToolChangeEvent` carrying `ready` under PR #373's first
     /// revision).
     fn fire_toolchange(&mut self, context: ModelContextKey, ready: Option<bool>) {
-        let doc = self.webmcp().model_contexts[context].document;
+        let doc = self.document_of(context);
         step!(
             self,
             TOOLCHANGE_EVENT,

@@ -232,7 +232,7 @@ pub fn run_timer<W: WebMcpHost>(w: &mut W, step: TimerStep) {
 pub fn describe_task<W: WebMcpHost>(w: &W, step: &TaskStep) -> String {
     match step {
         TaskStep::FireToolchange { context, ready } => {
-            let doc = w.webmcp().model_contexts[*context].document;
+            let doc = w.document_of(*context);
             match ready {
                 Some(r) => format!("fire toolchange (ready={r}) at {}", w.label(doc)),
                 None => format!("fire toolchange at {}", w.label(doc)),
@@ -339,13 +339,18 @@ pub fn event_listeners<W: WebMcpHost>(
     w: &mut W,
     context: ModelContextKey,
 ) -> &mut Vec<crate::host::keys::ListenerKey> {
-    &mut w.webmcp_mut().model_contexts[context].listeners
+    &mut w.webmcp_mut().listeners[context]
+}
+
+/// The listener list of a `ModelContext`, to read.
+pub fn read_event_listeners<W: WebMcpHost>(
+    w: &W,
+    context: ModelContextKey,
+) -> &Vec<crate::host::keys::ListenerKey> {
+    &w.webmcp().listeners[context]
 }
 
 /// A `ModelContext`'s name, in the scenario's terms.
 pub fn event_target_label<W: WebMcpHost>(w: &W, context: ModelContextKey) -> String {
-    format!(
-        "{}.modelContext",
-        w.label(w.webmcp().model_contexts[context].document)
-    )
+    format!("{}.modelContext", w.label(w.document_of(context)))
 }

@@ -37,6 +37,15 @@ pub enum Access {
     Decrease,
     /// A decrease followed by a check's test of the same count for zero (see [`post_check`]).
     DecreaseThenTest,
+    /// An element appended to the back of a queue, with a hash of its value
+    /// ([`super::value_hash`]): appending equal elements commutes (the queue ends the same
+    /// either way). Two unequal elements sharing a hash would be taken as equal, as two
+    /// states sharing a fingerprint would be merged: a 64-bit hash makes it as unlikely.
+    Append(u64),
+    /// An element taken out of a queue that was in it before anything was appended while it
+    /// could be taken (the unit being taken, or one before it): taking it and appending to
+    /// the queue commute.
+    Take,
     Write,
 }
 
@@ -48,6 +57,8 @@ impl Access {
             (a, b) if a == b => a,
             (Add | Increase | Decrease, Add | Increase | Decrease) => Add,
             (Decrease | DecreaseThenTest, Decrease | DecreaseThenTest) => DecreaseThenTest,
+            // Taking from a queue and appending to it, in one unit: its appends are ordered
+            // with others' appends and its takes with others' takes.
             _ => Write,
         }
     }
@@ -59,14 +70,21 @@ impl Access {
     /// count is at 2 at least; after either alone it is not zero, and after both it is the
     /// same in either order, so every test for zero reads the same in both orders. It is
     /// dependent with an increase (from 1, the decrease reaches zero only if it comes first)
-    /// and with any other addition.
+    /// and with any other addition. Appending to a queue commutes with taking from it what was
+    /// there (the queue ends the same and the rest of it keeps its order), and with appending
+    /// an equal element; two appends of unequal elements, or two takes, do not.
     pub fn conflicts(self, other: Access) -> bool {
         use Access::*;
+        if let (Append(a), Append(b)) = (self, other) {
+            return a != b;
+        }
         !matches!(
             (self, other),
             (Read, Read)
                 | (Add | Increase | Decrease, Add | Increase | Decrease)
                 | (Decrease | DecreaseThenTest, Decrease | DecreaseThenTest)
+                | (Append(_), Take)
+                | (Take, Append(_))
         )
     }
 }
@@ -323,9 +341,37 @@ mod tests {
     }
 
     #[test]
+    fn appending_to_a_queue_commutes_with_taking_from_it_and_with_appending_an_equal_element() {
+        let (_, append) = record(|| note(7, Access::Append(1)));
+        let (_, same) = record(|| note(7, Access::Append(1)));
+        let (_, other) = record(|| note(7, Access::Append(2)));
+        assert!(!append.conflicts(&same) && append.conflicts(&other));
+        let (_, take) = record(|| note(7, Access::Take));
+        let (_, look) = record(|| note(7, Access::Read));
+        assert!(!append.conflicts(&take));
+        assert!(take.conflicts(&take));
+        assert!(append.conflicts(&look) && take.conflicts(&look));
+        let (_, both) = record(|| {
+            note(7, Access::Take);
+            note(7, Access::Append(1))
+        });
+        assert!(both.conflicts(&append) && both.conflicts(&take));
+    }
+
+    #[test]
     fn a_join_conflicts_with_whatever_either_access_conflicts_with() {
         use Access::*;
-        let all = [Read, Add, Increase, Decrease, DecreaseThenTest, Write];
+        let all = [
+            Read,
+            Add,
+            Increase,
+            Decrease,
+            DecreaseThenTest,
+            Append(1),
+            Append(2),
+            Take,
+            Write,
+        ];
         for a in all {
             for b in all {
                 let j = a.join(b);
