@@ -239,23 +239,28 @@ pub fn post_check<R>(f: impl FnOnce() -> R) -> R {
         let mut s = s.borrow_mut();
         let check = s.pop().flatten().unwrap_or_default();
         if let Some(Some(unit)) = s.last_mut() {
-            let did = Footprint::from_notes(unit.clone()).accesses;
-            let did_to = |id: u64| {
-                did.binary_search_by_key(&id, |(i, _)| *i)
-                    .ok()
-                    .map(|i| did[i].1)
-            };
+            // What the unit did to one object, joined (a check reads a few objects; the
+            // unit's notes are scanned for each rather than sorted).
+            let did: Vec<Option<Access>> = check
+                .iter()
+                .map(|(id, _)| {
+                    unit.iter()
+                        .filter(|(i, _)| i == id)
+                        .map(|(_, a)| *a)
+                        .reduce(Access::join)
+                })
+                .collect();
             let wrote = check.iter().any(|(_, a)| *a != Access::Read);
             let keep = wrote
-                || check.iter().any(|(id, _)| {
-                    !matches!(did_to(*id), None | Some(Access::Read | Access::Increase))
-                });
+                || did
+                    .iter()
+                    .any(|d| !matches!(d, None | Some(Access::Read | Access::Increase)));
             if keep {
-                unit.extend(check.into_iter().map(|(id, a)| match (a, did_to(id)) {
+                unit.extend(check.into_iter().zip(did).map(|((id, a), d)| match (a, d) {
                     (Access::Read, Some(Access::Decrease | Access::DecreaseThenTest)) => {
                         (id, Access::DecreaseThenTest)
                     }
-                    other => (id, other.0),
+                    _ => (id, a),
                 }));
             }
         }
