@@ -4,9 +4,12 @@
 //! [`super`] note every access to their objects into it. Outside a recording nothing is
 //! noted, and each access costs one relaxed atomic load.
 //!
-//! Three kinds of access: a read, a write, and an addition (to a count, or to an arena's
-//! set of keys), which commutes with another addition. Two footprints conflict when they
-//! touch one object and neither both read it nor both add to it.
+//! The kinds of access ([`Access`]): a read; a write; an addition (to a count, or to an
+//! arena's set of keys), which commutes with another addition, a count's noting whether it
+//! raised or lowered it; appending to a queue and taking from it, which commute with each
+//! other (and appends of equal elements with each other); and a decrease followed by a test
+//! of the count for zero. Two footprints conflict when they touch one object with accesses
+//! that do not commute ([`Access::conflicts`]).
 //!
 //! Two more scopes shape a footprint:
 //! - [`untracked`]: accesses that keep an index in step with the objects it is derived
