@@ -496,25 +496,9 @@ impl<K: Key, V: Clone> SecondaryArena<K, V> {
 /// [`footprint::post_check`]): a test for zero after an increase is false in every order.
 /// Because a count is never read but by a test for zero, a read of a count in a footprint is
 /// always one.
-#[derive(Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Counts<K: Key> {
     counts: SecondaryArena<K, u32>,
-}
-
-impl<K: Key> Clone for Counts<K> {
-    fn clone(&self) -> Self {
-        Counts {
-            counts: self.counts.clone(),
-        }
-    }
-}
-
-impl<K: Key> Default for Counts<K> {
-    fn default() -> Self {
-        Counts {
-            counts: SecondaryArena::default(),
-        }
-    }
 }
 
 impl<K: Key> Counts<K> {

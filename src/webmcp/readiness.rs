@@ -677,8 +677,7 @@ pub trait Readiness: WebMcpHost {
         });
         for key in keys {
             footprint::post_check(|| {
-                let w = footprint::untracked(|| self.webmcp().waiters[key].clone());
-                let w = &w;
+                let w = &footprint::untracked(|| self.webmcp().waiters[key].clone());
                 // A check after a unit reads the same objects whatever their values: the
                 // traversable and its readiness, before deciding anything.
                 let _ = (
