@@ -160,14 +160,20 @@ fn front_seq(run: &SubtestRun, queue: Queue) -> Option<u64> {
     })
 }
 
-/// For each queue, the union of the footprints of its units in a state's subtree.
-type Subtree = Vec<(Queue, Footprint)>;
+/// For each queue, the union of the footprints of its units in a state's subtree. A footprint
+/// is shared with the subtrees it came from until a union changes it.
+type Subtree = Vec<(Queue, Arc<Footprint>)>;
 
-fn add_to_subtree(sub: &mut Subtree, queue: Queue, footprint: &Footprint) {
+fn add_to_subtree(sub: &mut Subtree, queue: Queue, footprint: &Arc<Footprint>) {
     match sub.binary_search_by_key(&queue, |(q, _)| *q) {
         Ok(i) => {
-            if !covers(&sub[i].1, footprint) {
-                sub[i].1.extend(footprint);
+            let have = &mut sub[i].1;
+            if !Arc::ptr_eq(have, footprint) && !covers(have, footprint) {
+                if covers(footprint, have) {
+                    *have = footprint.clone();
+                } else {
+                    Arc::make_mut(have).extend(footprint);
+                }
             }
         }
         Err(i) => sub.insert(i, (queue, footprint.clone())),
@@ -187,6 +193,10 @@ fn covers(a: &Footprint, b: &Footprint) -> bool {
 }
 
 fn merge_subtrees(into: &mut Subtree, from: &Subtree) {
+    if into.is_empty() {
+        into.extend(from.iter().cloned());
+        return;
+    }
     for (q, f) in from {
         add_to_subtree(into, *q, f);
     }
@@ -295,6 +305,7 @@ impl Search<'_> {
         self.units += run.world.units_run() - before;
         let mut segment = Subtree::new();
         if self.partial_order {
+            let everything = Arc::new(Footprint::everything());
             for mut e in run.take_events() {
                 let fp = Arc::new(std::mem::take(&mut e.footprint));
                 let disabled = runnability_changes(&e).1;
@@ -305,7 +316,7 @@ impl Search<'_> {
                 // The units a harness action interrupts are raced as if they came next, with
                 // every footprint: so are they when a later path meets this state.
                 for q in self.push_event(&e, fp, None) {
-                    add_to_subtree(&mut segment, q, &Footprint::everything());
+                    add_to_subtree(&mut segment, q, &everything);
                 }
             }
         }
@@ -469,7 +480,14 @@ impl Search<'_> {
                 + summary.len() * std::mem::size_of::<(u32, Reach)>()
                 + sleep.len() * std::mem::size_of::<Queue>()
                 + if self.partial_order {
-                    subtree.iter().map(|(_, f)| f.bytes() + 24).sum::<usize>()
+                    // A footprint shared with other subtrees is counted in shares.
+                    subtree
+                        .iter()
+                        .map(|(_, f)| {
+                            std::mem::size_of::<(Queue, Arc<Footprint>)>()
+                                + f.bytes() / Arc::strong_count(f)
+                        })
+                        .sum::<usize>()
                 } else {
                     0
                 };
@@ -558,15 +576,16 @@ impl Search<'_> {
     fn races(&mut self, queue: Queue, seq: Option<u64>, footprint: &Footprint) -> Bits {
         let mut covered = Bits::default();
         let mut races: Vec<usize> = Vec::new();
+        let unit = seq.map(|s| (queue, s));
         for i in (0..self.events.len()).rev() {
+            if covered.contains(i) {
+                continue;
+            }
             let e = &self.events[i];
-            let unit = seq.map(|s| (queue, s));
             // Enabling and disabling order two units whatever their footprints say.
             let enabled_it = unit.is_some_and(|u| e.enabled.contains(&u));
             let disabled_it = unit.is_some_and(|u| e.disabled.contains(&u));
-            if covered.contains(i)
-                || !(enabled_it || disabled_it || e.footprint.conflicts(footprint))
-            {
+            if !(enabled_it || disabled_it || e.footprint.conflicts(footprint)) {
                 continue;
             }
             // A unit the earlier one made runnable cannot run before it.
