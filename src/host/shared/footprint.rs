@@ -99,6 +99,69 @@ pub struct Footprint {
     /// Touches everything: a harness action between units, or a unit whose footprint cannot
     /// be told (a trigger of the scenario was waiting on the state).
     pub global: bool,
+    /// A quick test before the exact one: which objects it touched, by kind of access.
+    masks: Masks,
+}
+
+/// One bit per object (a hash of its id, in 64 bits) for each kind of access: two footprints
+/// can conflict only where their masks meet in kinds that do not commute.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct Masks {
+    read: u64,
+    write: u64,
+    /// Additions of every kind, tests after a decrease included.
+    add: u64,
+    /// Tests after a decrease.
+    test: u64,
+    queue: u64,
+}
+
+impl Masks {
+    const ALL: Masks = Masks {
+        read: u64::MAX,
+        write: u64::MAX,
+        add: u64::MAX,
+        test: u64::MAX,
+        queue: u64::MAX,
+    };
+
+    fn of(accesses: &[(u64, Access)]) -> Masks {
+        let mut m = Masks::default();
+        for (id, a) in accesses {
+            let b = bit(*id);
+            match a {
+                Access::Read => m.read |= b,
+                Access::Write => m.write |= b,
+                Access::Add | Access::Increase | Access::Decrease => m.add |= b,
+                Access::DecreaseThenTest => {
+                    m.add |= b;
+                    m.test |= b;
+                }
+                Access::Append(_) | Access::Take => m.queue |= b,
+            }
+        }
+        m
+    }
+
+    /// False when no object is touched by both in kinds that could conflict
+    /// ([`Access::conflicts`]): a write with anything, a read with an addition or a queue's
+    /// change, a test after a decrease with an addition, and two queues' changes.
+    fn may_conflict(&self, o: &Masks) -> bool {
+        let touched = |m: &Masks| m.read | m.write | m.add | m.queue;
+        (self.write & touched(o))
+            | (touched(self) & o.write)
+            | (self.read & (o.add | o.queue))
+            | ((self.add | self.queue) & o.read)
+            | (self.test & o.add)
+            | (self.add & o.test)
+            | (self.queue & o.queue)
+            != 0
+    }
+}
+
+/// An object's bit in a footprint's masks.
+fn bit(id: u64) -> u64 {
+    1 << (id.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58)
 }
 
 impl Footprint {
@@ -107,21 +170,26 @@ impl Footprint {
         Footprint {
             accesses: Vec::new(),
             global: true,
+            masks: Masks::ALL,
         }
     }
 
-    fn from_notes(mut notes: Vec<(u64, Access)>) -> Footprint {
+    /// The footprint of a scope's notes (left sorted).
+    fn from_notes(notes: &mut [(u64, Access)]) -> Footprint {
         notes.sort_unstable_by_key(|(id, _)| *id);
-        let mut accesses: Vec<(u64, Access)> = Vec::with_capacity(notes.len());
-        for (id, a) in notes {
+        let distinct = notes.chunk_by(|a, b| a.0 == b.0).count();
+        let mut accesses: Vec<(u64, Access)> = Vec::with_capacity(distinct);
+        for &(id, a) in notes.iter() {
             match accesses.last_mut() {
                 Some((last, b)) if *last == id => *b = b.join(a),
                 _ => accesses.push((id, a)),
             }
         }
+        let masks = Masks::of(&accesses);
         Footprint {
             accesses,
             global: false,
+            masks,
         }
     }
 
@@ -129,6 +197,9 @@ impl Footprint {
     pub fn conflicts(&self, other: &Footprint) -> bool {
         if self.global || other.global {
             return true;
+        }
+        if !self.masks.may_conflict(&other.masks) {
+            return false;
         }
         let (mut i, mut j) = (0, 0);
         let (a, b) = (&self.accesses, &other.accesses);
@@ -151,9 +222,35 @@ impl Footprint {
     /// Adds another footprint's accesses to this one.
     pub fn extend(&mut self, other: &Footprint) {
         self.global |= other.global;
-        let mut notes = std::mem::take(&mut self.accesses);
-        notes.extend_from_slice(&other.accesses);
-        self.accesses = Footprint::from_notes(notes).accesses;
+        // Both lists are sorted by object, one entry each: merged in one pass.
+        let (a, b) = (std::mem::take(&mut self.accesses), &other.accesses);
+        let mut merged = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => {
+                    merged.push(a[i]);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    merged.push(b[j]);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    merged.push((a[i].0, a[i].1.join(b[j].1)));
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        merged.extend_from_slice(&a[i..]);
+        merged.extend_from_slice(&b[j..]);
+        self.masks = if self.global {
+            Masks::ALL
+        } else {
+            Masks::of(&merged)
+        };
+        self.accesses = merged;
     }
 
     /// How many bytes it holds.
@@ -166,12 +263,39 @@ impl Footprint {
 /// How many threads are recording now: the one check an access makes when none is.
 static RECORDING: AtomicUsize = AtomicUsize::new(0);
 
-/// The accesses noted in one scope, in the order they came.
-type Notes = Vec<(u64, Access)>;
+/// The accesses noted in one scope, in the order they came, and the mask of the objects
+/// among them accessed other than by reading (a quick test for a check after the unit).
+#[derive(Default)]
+struct Notes {
+    notes: Vec<(u64, Access)>,
+    changed: u64,
+}
 
 thread_local! {
     /// Open scopes, innermost last: `Some` notes, `None` is an untracked scope.
     static SCOPES: RefCell<Vec<Option<Notes>>> = const { RefCell::new(Vec::new()) };
+    /// Buffers of closed scopes, kept for the next ones (a unit opens a scope, and each of
+    /// the checks after it another).
+    static BUFFERS: RefCell<Vec<Vec<(u64, Access)>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// An empty scope, with a buffer of an earlier one.
+fn open_scope() -> Notes {
+    Notes {
+        notes: BUFFERS.with(|b| b.borrow_mut().pop()).unwrap_or_default(),
+        changed: 0,
+    }
+}
+
+/// Keeps a closed scope's buffer for a later one.
+fn give_back(mut notes: Vec<(u64, Access)>) {
+    notes.clear();
+    BUFFERS.with(|b| {
+        let mut b = b.borrow_mut();
+        if b.len() < 16 {
+            b.push(notes);
+        }
+    });
 }
 
 /// Notes an access to an object, if this thread is recording.
@@ -186,7 +310,10 @@ pub fn note(id: u64, access: Access) {
 fn note_slow(id: u64, access: Access) {
     SCOPES.with(|s| {
         if let Some(Some(top)) = s.borrow_mut().last_mut() {
-            top.push((id, access));
+            top.notes.push((id, access));
+            if access != Access::Read {
+                top.changed |= bit(id);
+            }
         }
     });
 }
@@ -207,13 +334,16 @@ pub fn record<R>(f: impl FnOnce() -> R) -> (R, Footprint) {
     }
     RECORDING.fetch_add(1, Ordering::Relaxed);
     let _close = Close;
-    SCOPES.with(|s| s.borrow_mut().push(Some(Vec::new())));
+    SCOPES.with(|s| s.borrow_mut().push(Some(open_scope())));
     let r = f();
-    let notes = SCOPES
+    let mut notes = SCOPES
         .with(|s| s.borrow_mut().pop())
         .flatten()
-        .unwrap_or_default();
-    (r, Footprint::from_notes(notes))
+        .unwrap_or_default()
+        .notes;
+    let footprint = Footprint::from_notes(&mut notes);
+    give_back(notes);
+    (r, footprint)
 }
 
 /// Runs `f` without noting its accesses.
@@ -236,38 +366,59 @@ pub fn post_check<R>(f: impl FnOnce() -> R) -> R {
     if !recording() {
         return f();
     }
-    SCOPES.with(|s| s.borrow_mut().push(Some(Vec::new())));
+    SCOPES.with(|s| s.borrow_mut().push(Some(open_scope())));
     let r = f();
-    SCOPES.with(|s| {
+    let spent = SCOPES.with(|s| {
         let mut s = s.borrow_mut();
-        let check = s.pop().flatten().unwrap_or_default();
-        if let Some(Some(unit)) = s.last_mut() {
-            // What the unit did to one object, joined (a check reads a few objects; the
-            // unit's notes are scanned for each rather than sorted).
-            let did: Vec<Option<Access>> = check
+        let Notes {
+            notes: mut check,
+            changed: check_changed,
+        } = s.pop().flatten().unwrap_or_default();
+        let Some(Some(Notes {
+            notes: unit,
+            changed,
+        })) = s.last_mut()
+        else {
+            return check;
+        };
+        // The common case, told from the masks alone: the check only read, and nothing it
+        // read was changed by the unit.
+        if check_changed == 0 && check.iter().all(|(id, _)| *changed & bit(*id) == 0) {
+            return check;
+        }
+        // What the unit did to one object, joined (a check reads a few objects; the unit's
+        // notes are scanned for each rather than sorted).
+        let did: Vec<Option<Access>> = check
+            .iter()
+            .map(|(id, _)| {
+                unit.iter()
+                    .filter(|(i, _)| i == id)
+                    .map(|(_, a)| *a)
+                    .reduce(Access::join)
+            })
+            .collect();
+        let wrote = check.iter().any(|(_, a)| *a != Access::Read);
+        let keep = wrote
+            || did
                 .iter()
-                .map(|(id, _)| {
-                    unit.iter()
-                        .filter(|(i, _)| i == id)
-                        .map(|(_, a)| *a)
-                        .reduce(Access::join)
-                })
-                .collect();
-            let wrote = check.iter().any(|(_, a)| *a != Access::Read);
-            let keep = wrote
-                || did
-                    .iter()
-                    .any(|d| !matches!(d, None | Some(Access::Read | Access::Increase)));
-            if keep {
-                unit.extend(check.into_iter().zip(did).map(|((id, a), d)| match (a, d) {
+                .any(|d| !matches!(d, None | Some(Access::Read | Access::Increase)));
+        if keep {
+            for ((id, a), d) in check.drain(..).zip(did) {
+                let a = match (a, d) {
                     (Access::Read, Some(Access::Decrease | Access::DecreaseThenTest)) => {
-                        (id, Access::DecreaseThenTest)
+                        Access::DecreaseThenTest
                     }
-                    _ => (id, a),
-                }));
+                    _ => a,
+                };
+                unit.push((id, a));
+                if a != Access::Read {
+                    *changed |= bit(id);
+                }
             }
         }
+        check
     });
+    give_back(spent);
     r
 }
 
