@@ -145,13 +145,17 @@ impl Masks {
 
     /// False when no object is touched by both in kinds that could conflict
     /// ([`Access::conflicts`]): a write with anything, a read with an addition or a queue's
-    /// change, a test after a decrease with an addition, and two queues' changes.
+    /// change, an addition with a queue's change, a test after a decrease with an addition,
+    /// and two queues' changes. (Only additions with additions, tests with decreases, reads
+    /// with reads and a queue's appends with its takes commute.)
     fn may_conflict(&self, o: &Masks) -> bool {
         let touched = |m: &Masks| m.read | m.write | m.add | m.queue;
         (self.write & touched(o))
             | (touched(self) & o.write)
             | (self.read & (o.add | o.queue))
             | ((self.add | self.queue) & o.read)
+            | (self.add & o.queue)
+            | (self.queue & o.add)
             | (self.test & o.add)
             | (self.add & o.test)
             | (self.queue & o.queue)
@@ -425,6 +429,36 @@ pub fn post_check<R>(f: impl FnOnce() -> R) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The masks are a quick test before the exact one: they must never say "no conflict"
+    /// where the accesses conflict, for any two kinds on one object.
+    #[test]
+    fn masks_never_hide_a_conflict() {
+        use Access::*;
+        let kinds = [
+            Read,
+            Add,
+            Increase,
+            Decrease,
+            DecreaseThenTest,
+            Append(1),
+            Append(2),
+            Take,
+            Write,
+        ];
+        for a in kinds {
+            for b in kinds {
+                let (fa, fb) = (
+                    Footprint::from_notes(&mut [(7, a), (9, Read)]),
+                    Footprint::from_notes(&mut [(3, Read), (7, b)]),
+                );
+                assert_eq!(fa.conflicts(&fb), a.conflicts(b), "{a:?} and {b:?}");
+                // Told apart from the masks alone when they touch different objects.
+                let fc = Footprint::from_notes(&mut [(8, b)]);
+                assert!(!fa.conflicts(&fc), "{a:?} and {b:?} on different objects");
+            }
+        }
+    }
 
     #[test]
     fn accesses_join_and_conflict_as_documented() {
