@@ -420,7 +420,8 @@ pub struct Exploration {
     /// Complete schedules actually run to their end.
     pub leaves_run: u64,
     /// Bytes the search kept per distinct state (its fingerprint, summary and, reduced, the
-    /// footprints of its subtree), on average.
+    /// footprints of its subtree, one shared with other subtrees counted in shares), on
+    /// average.
     pub bytes_per_state: u64,
     /// For `--random` and `--pct`: the seed the sample was drawn with.
     #[serde(skip_serializing_if = "Option::is_none")]
