@@ -681,6 +681,38 @@ subtest "f0 settles while f1 is about to wait"
     }
 }
 
+/// The observation's first step reads every document's tools when every frame is ready, and
+/// only the frames' tools-ready when one is not: the schedule where f1 registers, then the
+/// observation finds every frame ready (and sees f1's tool), then f0 waits, is an outcome of
+/// its own (lost while a race was reversed by any first unit of the reversed order).
+#[test]
+fn a_registration_before_an_observation_that_finds_every_frame_ready_is_kept() {
+    let text = r#"title: t
+subtest "f1 registers, the observation finds every frame ready, f0 waits"
+  page top https://a.test/
+  frame f0 in top https://b0.test/f0 allow="tools *"
+  frame f1 in top https://a.test/f1 allow="tools *"
+  observe top as o
+  task in f0:
+    on f0 toolchange: log "f0 hears 0"
+  promise p1 in f0
+  task in f0:
+    f0.waitForToolsUntil(p1)
+    after 5000ms: resolve p1
+  task in f1: f1.registerTool({name: "t2", description: "d", execute: returns(1)})
+  run
+  expect sometimes o => ready after 0ms
+  expect sometimes o.tools == {top: [], f0: [], f1: ["t2"]}
+"#;
+    let file = parse_file("t.scn", text).unwrap();
+    for profile in ["spec", "chromium-pr373"] {
+        let reduced = explore_subtest(&file, &file.subtests[0], &options(profile, true), &Progress::default());
+        let naive = explore_subtest(&file, &file.subtests[0], &options(profile, false), &Progress::default());
+        assert_eq!(reduced.outcomes.len(), 4, "{profile}");
+        assert_eq!(same(&reduced), same(&naive), "{profile}");
+    }
+}
+
 /// Each subtest explored reduced and with merging alone (which runs every schedule), under
 /// the profiles given: the same outcomes and verdicts.
 fn reduced_agrees_with_merging(text: &str, profiles: &[&str]) {

@@ -561,7 +561,7 @@ impl Search<'_> {
         // disabled unit first (it was runnable there). A unit run without a choice was the only
         // one runnable, so it disabled none.
         for (q, _) in disabled {
-            self.reverse(index, q, &Bits::default());
+            self.reverse(index, q);
         }
         interrupted
     }
@@ -570,9 +570,8 @@ impl Search<'_> {
     /// for the subtree of a merged state, could come: `seq` is then the sequence number of
     /// the queue's first unit there, if it has one). Each earlier unit dependent on it, not
     /// ordered before it through another unit, and not the one that made it runnable, is
-    /// a race; the choice point before that unit is to try a queue that starts the reversed
-    /// order (an initial of it, as source sets have it). Returns the units that happen
-    /// before it.
+    /// a race; the choice point before that unit is to try the unit's queue first (see
+    /// `reverse`). Returns the units that happen before it.
     fn races(&mut self, queue: Queue, seq: Option<u64>, footprint: &Footprint) -> Bits {
         let mut covered = Bits::default();
         let mut races: Vec<usize> = Vec::new();
@@ -597,43 +596,31 @@ impl Search<'_> {
             covered.union(&self.events[i].before);
         }
         for i in races {
-            self.reverse(i, queue, &covered);
+            self.reverse(i, queue);
         }
         covered
     }
 
-    /// Makes the choice point before unit `i` try a queue that starts the schedule in which
-    /// a unit of `queue` (whose predecessors are `before`) runs before it: the first units
-    /// among those after `i` that do not happen after it, and that nothing of those precedes.
-    fn reverse(&mut self, i: usize, queue: Queue, before: &Bits) {
+    /// Makes the choice point before unit `i` try a unit of `queue` first: that queue, if it
+    /// could run there, or else every candidate (Flanagan and Godefroid's rule).
+    ///
+    /// Source sets would be content with any first unit of the reversed order already to be
+    /// tried there. That is not enough here, because what a unit reads depends on the state
+    /// it runs in: the observation's first step, run while every frame is ready, reads every
+    /// document's tools, and run after a frame's wait, only the frames' tools-ready. In the
+    /// schedule where it runs first and sees all ready, it races a registration in one frame
+    /// and a wait in another; the first unit of the registration's reversal (an earlier task
+    /// of the waiting frame, independent of both) was already to be tried for the wait's, and
+    /// below it the observation sleeps until the wait runs, then reads no frame's tools. The
+    /// order "the registration, the observation, then the wait" was never run
+    /// (`a_registration_before_an_observation_that_finds_every_frame_ready_is_kept`).
+    fn reverse(&mut self, i: usize, queue: Queue) {
         let Some(f) = self.events[i].frame else {
             return;
         };
-        let after: Vec<usize> = (i + 1..self.events.len())
-            .filter(|k| !self.events[*k].before.contains(i))
-            .collect();
-        let mut initials: Vec<Queue> = Vec::new();
-        for (n, &k) in after.iter().enumerate() {
-            let e = &self.events[k];
-            if after[..n].iter().all(|k2| !e.before.contains(*k2)) {
-                if let Some(q) = e.queue {
-                    initials.push(q);
-                }
-            }
-        }
-        if after.iter().all(|k| !before.contains(*k)) {
-            initials.push(queue);
-        }
         let frame = &mut self.frames[f];
-        let indices: Vec<usize> = initials
-            .iter()
-            .filter_map(|q| frame.queues.iter().position(|c| c == q))
-            .collect();
-        if indices.iter().any(|j| frame.backtrack[*j]) {
-            return;
-        }
-        match indices.first() {
-            Some(j) => frame.backtrack[*j] = true,
+        match frame.queues.iter().position(|c| *c == queue) {
+            Some(j) => frame.backtrack[j] = true,
             None => frame.backtrack.iter_mut().for_each(|b| *b = true),
         }
     }
