@@ -28,6 +28,10 @@ use webmcp_ref::scenario::ast::ScenarioFile;
 use webmcp_ref::scenario::parse_file;
 use webmcp_ref::scenario::suite::{discover, load};
 
+/// The allocator the `webmcp-ref` binary uses, so that the figures are the command's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Three cross-origin frames each waiting for a promise they settle from a timer, an
 /// observation, and a registration in the page: their units interleave in millions of ways.
 const INTERLEAVINGS: &str = r#"title: many interleavings

@@ -6,3 +6,8 @@ mod cli;
 fn main() -> std::process::ExitCode {
     cli::main()
 }
+
+/// The explorer allocates and frees many small objects per state (footprints, summaries,
+/// copies of the world); mimalloc does that faster than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
