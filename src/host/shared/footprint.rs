@@ -432,10 +432,10 @@ mod tests {
 
     /// The masks are a quick test before the exact one: they must never say "no conflict"
     /// where the accesses conflict, for any two kinds on one object.
-    #[test]
-    fn masks_never_hide_a_conflict() {
+    /// Every kind of access (two appends of different elements).
+    const KINDS: [Access; 9] = {
         use Access::*;
-        let kinds = [
+        [
             Read,
             Add,
             Increase,
@@ -445,9 +445,14 @@ mod tests {
             Append(2),
             Take,
             Write,
-        ];
-        for a in kinds {
-            for b in kinds {
+        ]
+    };
+
+    #[test]
+    fn masks_never_hide_a_conflict() {
+        use Access::*;
+        for a in KINDS {
+            for b in KINDS {
                 let (fa, fb) = (
                     Footprint::from_notes(&mut [(7, a), (9, Read)]),
                     Footprint::from_notes(&mut [(3, Read), (7, b)]),
@@ -553,24 +558,12 @@ mod tests {
 
     #[test]
     fn a_join_conflicts_with_whatever_either_access_conflicts_with() {
-        use Access::*;
-        let all = [
-            Read,
-            Add,
-            Increase,
-            Decrease,
-            DecreaseThenTest,
-            Append(1),
-            Append(2),
-            Take,
-            Write,
-        ];
-        for a in all {
-            for b in all {
+        for a in KINDS {
+            for b in KINDS {
                 let j = a.join(b);
                 assert_eq!(j, b.join(a));
                 assert_eq!(a.conflicts(b), b.conflicts(a));
-                for c in all {
+                for c in KINDS {
                     if a.conflicts(c) || b.conflicts(c) {
                         assert!(j.conflicts(c), "{a:?} joined with {b:?} is {j:?}");
                     }
