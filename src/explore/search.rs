@@ -185,10 +185,10 @@ fn covers(a: &Footprint, b: &Footprint) -> bool {
     if b.global && !a.global {
         return false;
     }
-    b.accesses.iter().all(|(id, acc)| {
-        a.accesses
-            .binary_search_by_key(id, |(i, _)| *i)
-            .is_ok_and(|i| a.accesses[i].1.join(*acc) == a.accesses[i].1)
+    let have = a.accesses();
+    b.accesses().iter().all(|(id, acc)| {
+        have.binary_search_by_key(id, |(i, _)| *i)
+            .is_ok_and(|i| have[i].1.join(*acc) == have[i].1)
     })
 }
 

@@ -95,7 +95,8 @@ impl Access {
 /// The objects one unit touched: (object, access), sorted by object, one entry each.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Footprint {
-    pub accesses: Vec<(u64, Access)>,
+    /// Private: the masks are derived from it.
+    accesses: Vec<(u64, Access)>,
     /// Touches everything: a harness action between units, or a unit whose footprint cannot
     /// be told (a trigger of the scenario was waiting on the state).
     pub global: bool,
@@ -221,6 +222,11 @@ impl Footprint {
             }
         }
         false
+    }
+
+    /// The objects it touched and how, sorted by object, one entry each.
+    pub fn accesses(&self) -> &[(u64, Access)] {
+        &self.accesses
     }
 
     /// Adds another footprint's accesses to this one.
