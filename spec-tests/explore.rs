@@ -701,6 +701,62 @@ subtest "f1 registers, the observation finds every frame ready, f0 waits"
     reduced_agrees_with_naive(text, 4);
 }
 
+/// The observation's first step finds a frame not ready and notes that frame's tools-ready
+/// alone: run after f0 has begun to wait, it is still ordered with f0's wait, so the order
+/// where it runs first, finds every frame ready and observes at once is explored too.
+#[test]
+fn an_observation_that_finds_a_frame_not_ready_is_ordered_with_that_frames_wait() {
+    let text = r#"title: t
+subtest "the observation begins its wait as the frames begin theirs"
+  page top https://a.test/
+  frame f0 in top https://f0.test/ allow="tools *"
+  frame f1 in top https://f1.test/ allow="tools *"
+  promise p0 in f0
+  promise p1 in f1
+  task in f0:
+    f0.waitForToolsUntil(p0)
+    after 5ms: resolve p0
+  task in f1:
+    f1.waitForToolsUntil(p1)
+    after 10ms: resolve p1
+  observe top as o
+  run
+  expect sometimes o => ready after 0ms
+  expect sometimes o => ready after 10ms
+"#;
+    reduced_agrees_with_naive(text, 2);
+}
+
+/// The documents found ready before the one that is not are not noted: f0 waiting before or
+/// after the observation's first step (which finds f1 not ready) is one order, and the
+/// outcomes (f1's late tool seen or not) are those of the search without the reduction.
+#[test]
+fn an_observation_that_finds_a_later_frame_not_ready_keeps_every_outcome() {
+    let text = r#"title: t
+subtest "the observation begins its wait while f1 is not ready and f0 waits"
+  page top https://a.test/
+  frame f0 in top https://f0.test/ allow="tools *"
+  frame f1 in top https://f1.test/ allow="tools *"
+  promise p0 in f0
+  promise p1 in f1
+  task in f1:
+    f1.waitForToolsUntil(p1)
+    after 5ms: resolve p1
+  step
+  observe top as o
+  task in f0:
+    f0.waitForToolsUntil(p0)
+    f0.registerTool({name: "early", description: "d", execute: returns(1)})
+    after 0ms: resolve p0
+  task in f1:
+    after 5ms: f1.registerTool({name: "late", description: "d", execute: returns(1)})
+  run
+  expect sometimes o.tools == {top: [], f0: ["early"], f1: ["late"]}
+  expect sometimes o.tools == {top: [], f0: ["early"], f1: []}
+"#;
+    reduced_agrees_with_merging(text, &["spec", "chromium-pr373"]);
+}
+
 /// A one-subtest scenario explored reduced and naively, under spec and chromium-pr373: the
 /// same outcomes and verdicts, and `outcomes` of them.
 fn reduced_agrees_with_naive(text: &str, outcomes: usize) {

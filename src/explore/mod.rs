@@ -51,7 +51,11 @@
 //! on the order, and a footprint recorded in one order is compared with units of another
 //! (from a count of 1, a settle and another frame's wait pass through zero in one order
 //! only). A footprint notes what its unit may do in any order, not only in the one it ran
-//! in. The count of a tree's documents that are not ready is the one count a check after a
+//! in, and of what it read, what decides what it does: a wait's first step that finds a
+//! document not ready notes that document's tools-ready alone (while that one is not ready,
+//! the answer is the same whatever the others are, and the wait begins the same way), so it
+//! is ordered with that document's waits and settles and not with those of the documents it
+//! found ready before it; finding every document ready, it notes every one. The count of a tree's documents that are not ready is the one count a check after a
 //! unit reads (a wait's condition), and its additions note their direction: a unit that
 //! raised it leaves the test out of its footprint (after an increase the count is not zero,
 //! in any order, and the wait goes on as it did before the unit); a unit that lowered it

@@ -509,12 +509,21 @@ pub trait Readiness: WebMcpHost {
                 // 2. areAllReady: every document of activeDocument's inclusive descendant
                 //    navigables has tools-ready true.
                 step!(self, WAIT_FOR_TOOLS_TO_BE_READY, "2", Some(active_document));
-                let mut all_ready = true;
-                for navigable in self.inclusive_descendant_navigables(active_document) {
-                    let Some(d) = self.navigables[navigable].active_document else {
-                        continue;
-                    };
-                    if !self.tools_ready(d) {
+                let documents: Vec<DocumentKey> = self
+                    .inclusive_descendant_navigables(active_document)
+                    .into_iter()
+                    .filter_map(|navigable| self.navigables[navigable].active_document)
+                    .collect();
+                // For the explorer (see `footprint`), the step notes what decides its answer:
+                // a document found not ready alone (while it is not ready the answer is false
+                // whatever the others are, and the wait begins the same way; which document
+                // the trace names is not state), or, when every one is ready, all of them.
+                let not_ready = footprint::untracked(|| {
+                    documents.iter().copied().find(|&d| !self.tools_ready(d))
+                });
+                match not_ready {
+                    Some(d) => {
+                        let _ = self.tools_ready(d);
                         step!(
                             self,
                             WAIT_FOR_TOOLS_TO_BE_READY,
@@ -522,18 +531,20 @@ pub trait Readiness: WebMcpHost {
                             Some(d),
                             "tools-ready is false"
                         );
-                        all_ready = false;
-                        break;
+                    }
+                    None => {
+                        for &d in &documents {
+                            let _ = self.tools_ready(d);
+                        }
+                        step!(
+                            self,
+                            WAIT_FOR_TOOLS_TO_BE_READY,
+                            "2.2",
+                            Some(active_document)
+                        );
                     }
                 }
-                if all_ready {
-                    step!(
-                        self,
-                        WAIT_FOR_TOOLS_TO_BE_READY,
-                        "2.2",
-                        Some(active_document)
-                    );
-                }
+                let all_ready = not_ready.is_none();
                 // 3. Ready now: return "ready".
                 if all_ready {
                     step!(
