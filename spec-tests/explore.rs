@@ -757,6 +757,51 @@ subtest "the observation begins its wait while f1 is not ready and f0 waits"
     reduced_agrees_with_merging(text, &["spec", "chromium-pr373"]);
 }
 
+/// f1's 0 ms timer registers a tool; the observation, run once it has, finds every document
+/// ready (top has not begun its wait) and sees the tool. The order is the reversal of the
+/// race between the observation run first and the registration; its first unit is f1's task,
+/// below which the observation sleeps, and the path that runs top's wait next wakes it into
+/// a wait that reads no frame's tools. The reversed order is followed whole.
+#[test]
+fn an_observation_that_sees_a_late_timers_registration_before_a_wait_is_kept() {
+    let text = r#"title: t
+subtest "f1's timer registers, then the observation, then top waits"
+  page top https://a.test/
+  frame f1 in top https://b1.test/f1 allow="tools *"
+  observe top as o
+  task in f1:
+    after 0ms: f1.registerTool({name: "t1", description: "d", execute: returns(1)})
+  promise p2 in top
+  task in top: top.waitForToolsUntil(p2)
+  run
+  expect sometimes o.tools == {top: [], f1: ["t1"]}
+"#;
+    reduced_agrees_with_naive(text, 3);
+}
+
+/// The same race with the observation asked for last: the timer that registers is created
+/// after the choice point where the reversal begins, and is named there by the order in
+/// which timers are created, so the order followed names it through the task that made it.
+#[test]
+fn a_reversed_order_names_a_timer_created_after_its_choice_point_by_its_maker() {
+    let text = r#"title: t
+subtest "top waits, f0's timer registers, the observation comes last"
+  page top https://a.test/
+  frame f0 in top https://b0.test/f0 allow="tools *"
+  frame f1 in top https://b1.test/f1 allow="tools *"
+  promise p0 in top
+  task in top:
+    top.waitForToolsUntil(p0)
+    after 10ms: resolve p0
+  task in f0:
+    after 0ms: f0.registerTool({name: "t1", description: "d", execute: returns(1)})
+  observe top as o
+  run
+  expect sometimes o.tools == {top: [], f0: ["t1"], f1: []}
+"#;
+    reduced_agrees_with_naive(text, 3);
+}
+
 /// A one-subtest scenario explored reduced and naively, under spec and chromium-pr373: the
 /// same outcomes and verdicts, and `outcomes` of them.
 fn reduced_agrees_with_naive(text: &str, outcomes: usize) {

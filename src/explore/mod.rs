@@ -108,11 +108,16 @@
 //! Godefroid, POPL 2005; Godefroid's sleep sets): along the schedule being run, each unit's
 //! happens-before set is kept as a bit set, and for every pair of dependent units that are
 //! not ordered through others (a race) the explorer adds, at the choice point before the
-//! first, the second's queue if it was runnable there, or else every candidate (and for a
-//! unit that disabled another, the disabled unit's queue at the choice point before it). A
-//! candidate
-//! explored at a choice point sleeps in its siblings' subtrees until a unit dependent on it
-//! runs. Every schedule is then equivalent (by swapping adjacent independent units) to one
+//! first, the second's queue if it was runnable there, or else every candidate together
+//! with the reversed order itself (the units after the first that do not happen after it,
+//! then the second: a wakeup sequence, after Abdulla, Aronis, Jonsson and Sagonas, POPL
+//! 2014), which the path below its first unit follows before it chooses freely; and for a
+//! unit that disabled another, the disabled unit's queue at the choice point before it. A
+//! candidate explored at a choice point sleeps in its siblings' subtrees until a unit
+//! dependent on it runs. Following the whole order matters because what a unit does depends
+//! on the state it runs in: a sleeping observation woken by another frame's wait reads no
+//! frame's tools, so a path that chose that wait first would never race the observation with
+//! the registration the reversal was for. Every schedule is then equivalent (by swapping adjacent independent units) to one
 //! the search runs: its final state is the same up to names, so its outcome is one the search
 //! reports. Expectations are judged from outcomes: `expect sometimes` holds when some
 //! explored schedule passes, which is exactly when some schedule passes; `expect log in

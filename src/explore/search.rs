@@ -130,6 +130,78 @@ struct Frame {
     queues: Vec<Queue>,
     /// Candidates to explore (races found later add to it).
     backtrack: Vec<bool>,
+    /// Candidates explored (or begun).
+    done: Vec<bool>,
+    /// Orders to follow, each from a candidate (by index): a reversed race (see `reverse`).
+    tails: Vec<(usize, Order)>,
+    /// Where each order kept is in `tails`, by its candidate and a hash of it.
+    kept: HashMap<(usize, u64), usize>,
+}
+
+impl Frame {
+    /// Keeps an order to follow from candidate `j`, unless that one has been explored or
+    /// the order is kept already.
+    fn keep(&mut self, j: usize, order: Order) {
+        if self.done[j] {
+            return;
+        }
+        let hash = crate::host::shared::value_hash(&order);
+        if let Some(&at) = self.kept.get(&(j, hash)) {
+            if self.tails[at].1 == order {
+                return;
+            }
+        }
+        self.kept.insert((j, hash), self.tails.len());
+        self.tails.push((j, order));
+    }
+}
+
+/// A unit of an order to follow: its queue, and the queues of the units it made runnable.
+/// What a unit creates (a timer, a parallel queue) is named in the order it is created, so
+/// a later unit of the order may be named differently on the path that follows it: the
+/// names are matched through what each unit of the order made runnable there.
+#[derive(Clone, PartialEq, Hash)]
+struct Step {
+    queue: Queue,
+    made: Vec<Queue>,
+}
+
+type Order = Vec<Step>;
+
+/// The orders a path is to follow first (see `reverse`).
+type Guide = Vec<Order>;
+
+/// A unit of `queue` that made `made` runnable has run: each order whose next unit it was
+/// goes on to its next, with the names of what the unit made runnable in the order replaced
+/// by those it made here (by position, among queues of one kind).
+fn follow(guide: &mut Guide, queue: Queue, made: &[UnitId]) {
+    for order in guide.iter_mut() {
+        if order.first().is_none_or(|s| s.queue != queue) {
+            continue;
+        }
+        let step = order.remove(0);
+        let names: Vec<(Queue, Queue)> = step
+            .made
+            .iter()
+            .zip(made)
+            .filter(|(old, (new, _))| old != &new && same_kind(old, new))
+            .map(|(old, (new, _))| (*old, *new))
+            .collect();
+        for later in order.iter_mut() {
+            for q in std::iter::once(&mut later.queue).chain(later.made.iter_mut()) {
+                if let Some((_, new)) = names.iter().find(|(old, _)| old == q) {
+                    *q = *new;
+                }
+            }
+        }
+    }
+    guide.retain(|o| !o.is_empty());
+}
+
+/// Whether two queues are of one kind (timers, parallel queues, one event loop's tasks of
+/// one source...).
+fn same_kind(a: &Queue, b: &Queue) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
 }
 
 /// The sequence number of the first unit of a queue in a run's state, if it has one.
@@ -266,7 +338,7 @@ pub(super) fn explore(
         events: Vec::new(),
         frames: Vec::new(),
     };
-    let visit = search.visit(run, Vec::new());
+    let visit = search.visit(run, Vec::new(), Vec::new());
     let reached: Vec<Reached> = visit
         .summary
         .iter()
@@ -298,8 +370,13 @@ pub(super) fn explore(
 
 impl Search<'_> {
     /// Runs the subtest on to its next choice point (or its end) and explores from there.
-    /// `sleep`: the units asleep (the reduction only).
-    fn visit(&mut self, mut run: SubtestRun, mut sleep: Vec<(Queue, Arc<Footprint>)>) -> Visit {
+    /// `sleep`: the units asleep; `guide`: the orders to follow first (the reduction only).
+    fn visit(
+        &mut self,
+        mut run: SubtestRun,
+        mut sleep: Vec<(Queue, Arc<Footprint>)>,
+        mut guide: Guide,
+    ) -> Visit {
         let before = run.world.units_run();
         let next = run.advance();
         self.units += run.world.units_run() - before;
@@ -312,6 +389,7 @@ impl Search<'_> {
                 sleep.retain(|s| stays_asleep(s, &fp, &disabled));
                 if let Some(c) = &e.unit {
                     add_to_subtree(&mut segment, queue_of(c), &fp);
+                    follow(&mut guide, queue_of(c), &runnability_changes(&e).0);
                 }
                 // The units a harness action interrupts are raced as if they came next, with
                 // every footprint: so are they when a later path meets this state.
@@ -339,7 +417,7 @@ impl Search<'_> {
             }
             Next::Choice(c) => c,
         };
-        let visit = self.choose(run, candidates, sleep);
+        let visit = self.choose(run, candidates, sleep, guide);
         if segment.is_empty() {
             return visit;
         }
@@ -356,6 +434,7 @@ impl Search<'_> {
         run: SubtestRun,
         candidates: Vec<Candidate>,
         sleep: Vec<(Queue, Arc<Footprint>)>,
+        guide: Guide,
     ) -> Visit {
         let queues: Vec<Queue> = candidates.iter().map(queue_of).collect();
         let key = if self.options.reduce {
@@ -391,20 +470,42 @@ impl Search<'_> {
             .iter()
             .map(|q| sleep.iter().any(|(s, _)| s == q))
             .collect();
-        self.frames.push(Frame {
-            queues: queues.clone(),
-            backtrack: if self.partial_order {
-                // The first candidate awake; the races found below add the others needed.
-                let mut b = vec![false; n];
+        let mut kept = Vec::new();
+        let backtrack = if self.partial_order {
+            // The next unit of each order to follow, if it can run here and is awake (an
+            // order whose next unit sleeps is one already explored); else the first
+            // candidate awake. The races found below add the others needed.
+            let mut b = vec![false; n];
+            for order in guide {
+                let Some(j) = order
+                    .first()
+                    .and_then(|s| queues.iter().position(|c| *c == s.queue))
+                    .filter(|j| !asleep_at_start[*j])
+                else {
+                    continue;
+                };
+                b[j] = true;
+                kept.push((j, order));
+            }
+            if !b.contains(&true) {
                 if let Some(i) = asleep_at_start.iter().position(|a| !a) {
                     b[i] = true;
                 }
-                b
-            } else {
-                vec![true; n]
-            },
+            }
+            b
+        } else {
+            vec![true; n]
+        };
+        self.frames.push(Frame {
+            queues: queues.clone(),
+            backtrack,
+            done: vec![false; n],
+            tails: Vec::new(),
+            kept: HashMap::new(),
         });
-        let mut done = vec![false; n];
+        for (j, order) in kept {
+            self.frames[frame].keep(j, order);
+        }
         let mut explored: Vec<(Queue, Arc<Footprint>)> = Vec::new();
         let mut last = Some(run);
         let events_at = self.events.len();
@@ -412,16 +513,17 @@ impl Search<'_> {
             if self.budget.stopped.is_some() {
                 break;
             }
-            let Some(i) = (0..n)
-                .find(|i| self.frames[frame].backtrack[*i] && !done[*i] && !asleep_at_start[*i])
-            else {
+            let Some(i) = (0..n).find(|i| {
+                let f = &self.frames[frame];
+                f.backtrack[*i] && !f.done[*i] && !asleep_at_start[*i]
+            }) else {
                 break;
             };
-            done[i] = true;
+            self.frames[frame].done[i] = true;
             // The last candidate takes the run itself; the others a copy. (Under the
             // reduction a race found later may still ask for any candidate not explored
             // yet, so the run is kept while one is left.)
-            let more = (0..n).any(|j| !asleep_at_start[j] && !done[j]);
+            let more = (0..n).any(|j| !asleep_at_start[j] && !self.frames[frame].done[j]);
             let mut child = match (more, last.as_ref()) {
                 (true, Some(r)) => r.clone(),
                 _ => match last.take() {
@@ -433,6 +535,12 @@ impl Search<'_> {
             child.take(&candidates, Some(&mut Take(i)));
             self.units += child.world.units_run() - before;
             let mut child_sleep = Vec::new();
+            let mut child_guide: Guide = self.frames[frame]
+                .tails
+                .iter()
+                .filter(|(j, _)| *j == i)
+                .map(|(_, order)| order.clone())
+                .collect();
             if self.partial_order {
                 let mut events = child.take_events().into_iter();
                 let mut first = events.next().unwrap_or_else(|| UnitEvent {
@@ -442,7 +550,8 @@ impl Search<'_> {
                     runnable: (candidates.clone(), Vec::new()),
                 });
                 let fp = Arc::new(std::mem::take(&mut first.footprint));
-                let disabled = runnability_changes(&first).1;
+                let (enabled, disabled) = runnability_changes(&first);
+                follow(&mut child_guide, queues[i], &enabled);
                 add_to_subtree(&mut subtree, queues[i], &fp);
                 child_sleep = sleep
                     .iter()
@@ -455,12 +564,15 @@ impl Search<'_> {
                 // Whatever else the unit's step ran (none: the runner returns right after it).
                 for mut e in events {
                     let f = Arc::new(std::mem::take(&mut e.footprint));
-                    let disabled = runnability_changes(&e).1;
+                    let (enabled, disabled) = runnability_changes(&e);
                     child_sleep.retain(|s| stays_asleep(s, &f, &disabled));
+                    if let Some(c) = &e.unit {
+                        follow(&mut child_guide, queue_of(c), &enabled);
+                    }
                     self.push_event(&e, f, None);
                 }
             }
-            let sub = self.visit(child, child_sleep);
+            let sub = self.visit(child, child_sleep, child_guide);
             self.events.truncate(events_at);
             add_child(&mut summary, i as u32, &sub.summary);
             if self.partial_order {
@@ -614,15 +726,52 @@ impl Search<'_> {
     /// below it the observation sleeps until the wait runs, then reads no frame's tools. The
     /// order "the registration, the observation, then the wait" was never run
     /// (`a_registration_before_an_observation_that_finds_every_frame_ready_is_kept`).
+    ///
+    /// When the queue could not run there, every candidate is not enough either: below the
+    /// first unit of the reversed order, the search may choose a unit that changes what a
+    /// sleeping one would do (the observation, asleep after a frame's task that is the
+    /// reversal's first unit, wakes after the other frame's wait and then reads no frame's
+    /// tools), and no race of that path asks for the rest of the reversed order
+    /// (`an_observation_that_sees_a_late_timers_registration_before_a_wait_is_kept`). So the
+    /// reversed order itself is kept (Abdulla, Aronis, Jonsson and Sagonas's wakeup sequences,
+    /// POPL 2014): the units after `i` that do not happen after it, then the racer, in the
+    /// order they ran; the path below the first of them follows the rest before it chooses
+    /// freely.
     fn reverse(&mut self, i: usize, queue: Queue) {
         let Some(f) = self.events[i].frame else {
             return;
         };
-        let frame = &mut self.frames[f];
-        match frame.queues.iter().position(|c| *c == queue) {
-            Some(j) => frame.backtrack[j] = true,
-            None => frame.backtrack.iter_mut().for_each(|b| *b = true),
+        if let Some(j) = self.frames[f].queues.iter().position(|c| *c == queue) {
+            self.frames[f].backtrack[j] = true;
+            return;
         }
+        self.frames[f].backtrack.iter_mut().for_each(|b| *b = true);
+        let later = &self.events[i + 1..];
+        let Some(first) = later.iter().position(|e| !e.before.contains(i)) else {
+            return;
+        };
+        let Some(j) = later[first]
+            .queue
+            .and_then(|q| self.frames[f].queues.iter().position(|c| *c == q))
+            .filter(|j| !self.frames[f].done[*j])
+        else {
+            return;
+        };
+        let mut order: Order = later[first..]
+            .iter()
+            .filter(|e| !e.before.contains(i))
+            .filter_map(|e| {
+                e.queue.map(|queue| Step {
+                    queue,
+                    made: e.enabled.iter().map(|(q, _)| *q).collect(),
+                })
+            })
+            .collect();
+        order.push(Step {
+            queue,
+            made: Vec::new(),
+        });
+        self.frames[f].keep(j, order);
     }
 
     /// Whether `--max-schedules` schedules have run: the search stops before the next one
