@@ -385,11 +385,11 @@ impl Search<'_> {
             let everything = Arc::new(Footprint::everything());
             for mut e in run.take_events() {
                 let fp = Arc::new(std::mem::take(&mut e.footprint));
-                let disabled = runnability_changes(&e).1;
+                let (enabled, disabled) = runnability_changes(&e);
                 sleep.retain(|s| stays_asleep(s, &fp, &disabled));
                 if let Some(c) = &e.unit {
                     add_to_subtree(&mut segment, queue_of(c), &fp);
-                    follow(&mut guide, queue_of(c), &runnability_changes(&e).0);
+                    follow(&mut guide, queue_of(c), &enabled);
                 }
                 // The units a harness action interrupts are raced as if they came next, with
                 // every footprint: so are they when a later path meets this state.
