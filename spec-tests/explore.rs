@@ -930,3 +930,37 @@ fn three_independent_frames_take_at_most_one_percent_of_the_states_of_merging() 
         exact.states
     );
 }
+
+/// Independent frames cost nothing: frames that each wait for a promise they resolve from a
+/// 0 ms timer, beside a registration in the page, touch nothing the others touch (no
+/// observation reads their readiness), so the reduced search runs one schedule whatever
+/// their number, and meets a few states per frame (the units of each frame in turn), where
+/// merging alone meets every combination of the frames' progress.
+#[test]
+fn frames_that_nothing_observes_take_one_schedule_and_a_few_states_each() {
+    let mut states = Vec::new();
+    for n in 1..=6u64 {
+        let mut text = format!("title: t\nsubtest \"{n} frames\"\n  page top https://a.test/\n");
+        for i in 0..n {
+            text += &format!("  frame f{i} in top https://f{i}.test/ allow=\"tools *\"\n  promise pf{i} in f{i}\n");
+        }
+        for i in 0..n {
+            text += &format!("  task in f{i}:\n    f{i}.waitForToolsUntil(pf{i})\n    after 0ms: resolve pf{i}\n");
+        }
+        text += "  task in top: top.registerTool({name: \"x\", description: \"d\", execute: returns(1)})\n  run\n  expect top.tools == [\"x\"]\n";
+        let file = parse_file("t.scn", &text).unwrap();
+        let subtest = &file.subtests[0];
+        let reduced = explore_subtest(&file, subtest, &options("spec", true), &Progress::default());
+        assert!(reduced.complete && reduced.passed(), "{n} frames");
+        assert_eq!(reduced.schedules, 1, "{n} frames: one schedule");
+        if n <= 3 {
+            let exact = explore_subtest(&file, subtest, &merging("spec"), &Progress::default());
+            assert_eq!(same(&reduced), same(&exact), "{n} frames");
+            assert!(exact.states > reduced.states * n, "{n} frames");
+        }
+        states.push(reduced.states);
+    }
+    // The same number of states more for each frame more.
+    let steps: Vec<u64> = states.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(steps.iter().all(|s| *s == steps[0] && *s <= 8), "{states:?}");
+}
