@@ -108,7 +108,8 @@
 //! Godefroid, POPL 2005; Godefroid's sleep sets): along the schedule being run, each unit's
 //! happens-before set is kept as a bit set, and for every pair of dependent units that are
 //! not ordered through others (a race) the explorer adds, at the choice point before the
-//! first, the second's queue if it was runnable there, or else every candidate together
+//! first, the second unit if it was a candidate there and can begin the reversed order (no
+//! unit the order puts before it happens before it), or else every candidate together
 //! with the reversed order itself (the units after the first that do not happen after it,
 //! then the second: a wakeup sequence, after Abdulla, Aronis, Jonsson and Sagonas, POPL
 //! 2014), which the path below its first unit follows before it chooses freely; and for a

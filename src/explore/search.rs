@@ -128,6 +128,8 @@ fn stays_asleep(
 /// A choice point of the schedule being run.
 struct Frame {
     queues: Vec<Queue>,
+    /// Each candidate's sequence number: which unit of its queue it is.
+    seqs: Vec<u64>,
     /// Candidates to explore (races found later add to it).
     backtrack: Vec<bool>,
     /// Candidates explored (or begun).
@@ -498,6 +500,7 @@ impl Search<'_> {
         };
         self.frames.push(Frame {
             queues: queues.clone(),
+            seqs: candidates.iter().map(|c| c.seq).collect(),
             backtrack,
             done: vec![false; n],
             tails: Vec::new(),
@@ -672,8 +675,8 @@ impl Search<'_> {
         // A unit it disabled is dependent with it: the choice point before it is to try the
         // disabled unit first (it was runnable there). A unit run without a choice was the only
         // one runnable, so it disabled none.
-        for (q, _) in disabled {
-            self.reverse(index, q);
+        for (q, seq) in disabled {
+            self.reverse(index, q, Some(seq), &Bits::default());
         }
         interrupted
     }
@@ -708,13 +711,25 @@ impl Search<'_> {
             covered.union(&self.events[i].before);
         }
         for i in races {
-            self.reverse(i, queue);
+            self.reverse(i, queue, seq, &covered);
         }
         covered
     }
 
-    /// Makes the choice point before unit `i` try a unit of `queue` first: that queue, if it
-    /// could run there, or else every candidate (Flanagan and Godefroid's rule).
+    /// Makes the choice point before unit `i` try a unit of `queue` first: that unit, if it
+    /// could run there and begin the reversed order, or else every candidate (Flanagan and
+    /// Godefroid's rule) and the reversed order itself. `racer_after`: the units the racer
+    /// happens after.
+    ///
+    /// The racer must be the unit itself, not the one in front of it in its queue (two tasks
+    /// of one queue: trying the queue there runs the first, and nothing asks for the rest,
+    /// `a_racer_queued_behind_another_task_of_its_queue_is_reached_through_the_one_in_front`),
+    /// and it must not happen after a unit the reversed order puts before it: it cannot run
+    /// first then, and where it sleeps (explored already from there) trying it does nothing,
+    /// while the schedules that run those units first and then it were never explored
+    /// (`a_racer_that_happens_after_a_unit_of_the_reversed_order_does_not_begin_it`). That is
+    /// the source-set rule's condition (Abdulla et al.): the unit tried must be an initial of
+    /// the reversed order.
     ///
     /// Source sets would be content with any first unit of the reversed order already to be
     /// tried there. That is not enough here, because what a unit reads depends on the state
@@ -737,11 +752,22 @@ impl Search<'_> {
     /// POPL 2014): the units after `i` that do not happen after it, then the racer, in the
     /// order they ran; the path below the first of them follows the rest before it chooses
     /// freely.
-    fn reverse(&mut self, i: usize, queue: Queue) {
+    fn reverse(&mut self, i: usize, queue: Queue, seq: Option<u64>, racer_after: &Bits) {
         let Some(f) = self.events[i].frame else {
             return;
         };
-        if let Some(j) = self.frames[f].queues.iter().position(|c| *c == queue) {
+        // The racer is tried first only if it can begin the reversed order: it is a candidate
+        // there (the unit itself, not one in front of it in its queue: a task queued behind
+        // another cannot run first), and none of the units the order puts before it happens
+        // before it (else it cannot run before them, and a racer asleep there would leave the
+        // order unexplored). Otherwise the order is kept, below.
+        let frame = &self.frames[f];
+        let first_in_order = !(i + 1..self.events.len())
+            .any(|k| racer_after.contains(k) && !self.events[k].before.contains(i));
+        if let Some(j) = (0..frame.queues.len())
+            .find(|&j| frame.queues[j] == queue && seq.is_none_or(|s| frame.seqs[j] == s))
+            .filter(|_| first_in_order)
+        {
             self.frames[f].backtrack[j] = true;
             return;
         }
