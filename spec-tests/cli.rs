@@ -410,6 +410,8 @@ fn explore_with_a_budget_of_one_schedule_is_complete_on_a_subtest_of_one_schedul
     let (code, out, _) = webmcp_ref(&["explore", &racy, "--max-schedules", "1"]);
     assert_eq!(code, 3, "{out}");
     assert!(out.contains("stopped by --max-schedules"), "{out}");
+    // It says how to sample what it could not exhaust.
+    assert!(out.contains("--random N"), "{out}");
 }
 
 #[test]

@@ -187,6 +187,14 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
                     out,
                     "stopped by {why}: the report above is what was explored"
                 )?;
+                // A subtest too large to exhaust can still be sampled, each outcome with the
+                // token that replays it.
+                if matches!(mode, Mode::Exhaustive) {
+                    writeln!(
+                        out,
+                        "a subtest too large to exhaust can be sampled instead: --random N [--seed S], or --pct DEPTH [--random N]"
+                    )?;
+                }
             }
         }
         ExploreFormat::Json => out.json(&results)?,
