@@ -181,6 +181,21 @@ impl Wire {
     fn stderr(&self) -> String {
         self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
     }
+
+    /// Whether the server's stderr comes to hold `needle` within `timeout` (its reader runs
+    /// on a thread of its own, so a line written before an answer may be read after it).
+    fn stderr_comes_to_hold(&self, needle: &str, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.stderr().contains(needle) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
 }
 
 impl Drop for Wire {
@@ -362,7 +377,11 @@ fn every_malformed_message_gets_its_json_rpc_error() {
     // The server still works.
     let id = w.request("ping", json!({}));
     assert!(w.response(&id, Duration::from_secs(5)).is_some());
-    assert!(w.stderr().contains("dropped a notification"), "{}", w.stderr());
+    assert!(
+        w.stderr_comes_to_hold("dropped a notification", Duration::from_secs(5)),
+        "{}",
+        w.stderr()
+    );
 }
 
 /// Removes the marked regions of a markdown text: the notice, fenced blocks and code spans.
