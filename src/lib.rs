@@ -11,6 +11,7 @@ pub mod report;
 pub mod scenario;
 pub mod script;
 pub mod speccheck;
+pub mod text;
 pub mod webmcp;
 
 pub use engine::prelude;

@@ -253,9 +253,14 @@ fn scratch_dir() -> std::io::Result<PathBuf> {
 /// Runs the check on `files`.
 pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<DiffRun, DiffError> {
     let started = Instant::now();
-    let known_text = std::fs::read_to_string(&options.known).map_err(|e| DiffError::Io {
+    let known_text = crate::text::file::read_text(
+        &options.known,
+        crate::text::file::MAX_TEXT_BYTES,
+        "a known-differences list",
+    )
+    .map_err(|e| DiffError::Io {
         path: options.known.display().to_string(),
-        reason: e.to_string(),
+        reason: e.reason(),
     })?;
     let known = known::parse(&options.known.display().to_string(), &known_text)?;
     let version = chromium::version(&options.browser)?;

@@ -9,6 +9,7 @@ use webmcp_ref::Schedule;
 
 use super::trace::{markdown_report, traced_runs};
 use super::{BadInput, CliError, Exit, Output, ProfileArgs};
+use webmcp_ref::text::file::{read_text, MAX_TEXT_BYTES};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -112,10 +113,7 @@ fn parse_list(path: &Path, text: &str) -> Result<Vec<Finding>, BadInput> {
 
 /// Each finding's report, and the index, as (file name, text).
 fn reports(list: &Path) -> Result<Vec<(String, String)>, CliError> {
-    let text = std::fs::read_to_string(list).map_err(|error| BadInput::File {
-        path: list.display().to_string(),
-        error,
-    })?;
+    let text = read_text(list, MAX_TEXT_BYTES, "a findings list").map_err(BadInput::from)?;
     let findings = parse_list(list, &text)?;
     let root = list
         .parent()
@@ -128,10 +126,7 @@ fn reports(list: &Path) -> Result<Vec<(String, String)>, CliError> {
     );
     for f in &findings {
         let path = root.join(&f.file);
-        let source = std::fs::read_to_string(&path).map_err(|error| BadInput::File {
-            path: path.display().to_string(),
-            error,
-        })?;
+        let source = read_text(&path, MAX_TEXT_BYTES, "a scenario file").map_err(BadInput::from)?;
         // Named as the list names it, so that the report does not depend on where it is run.
         let scenario = parse_file(&f.file, &source).map_err(|e| {
             BadInput::Scenarios(vec![webmcp_ref::scenario::suite::LoadError::from(e)])
@@ -167,7 +162,13 @@ fn reports(list: &Path) -> Result<Vec<(String, String)>, CliError> {
             .transpose()
             .map_err(BadInput::from)?;
         // The exact name: a subtest whose name another's contains is not picked by accident.
-        let mut runs = traced_runs(&scenario, &built, schedule, Some(f.subtest.clone()));
+        let mut runs = traced_runs(
+            &scenario,
+            &built,
+            schedule,
+            Some(f.subtest.clone()),
+            Default::default(),
+        );
         for (_, r) in &mut runs {
             r.subtests.retain(|s| s.name == f.subtest);
         }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use webmcp_ref::engine::profile::{Profile, NAMED_PROFILES};
 use webmcp_ref::speccheck::{self, CheckError, Digest};
+use webmcp_ref::text::file::{read_text, MAX_TEXT_BYTES};
 
 use super::{load_all, BadInput, CliError, Exit, Output, SimpleFormat};
 
@@ -32,15 +33,13 @@ pub struct Args {
     format: SimpleFormat,
 }
 
-fn read(path: &PathBuf) -> Result<String, BadInput> {
-    std::fs::read_to_string(path).map_err(|error| BadInput::File {
-        path: path.display().to_string(),
-        error,
-    })
+/// A source or digest, read as every text file the tool reads is (see `text::file`).
+fn read(path: &std::path::Path, what: &'static str) -> Result<String, BadInput> {
+    Ok(read_text(path, MAX_TEXT_BYTES, what)?)
 }
 
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
-    let text = read(&args.file)?;
+    let text = read(&args.file, "a Bikeshed source")?;
     let source_error = |e: speccheck::ParseError| BadInput::Bikeshed {
         path: args.file.display().to_string(),
         error: e,
@@ -68,10 +67,12 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         return Ok(Exit::Held);
     }
     let digest = match &args.digest {
-        Some(path) => Digest::parse(&read(path)?).map_err(|error| BadInput::Digest {
-            path: path.display().to_string(),
-            error,
-        })?,
+        Some(path) => {
+            Digest::parse(&read(path, "a digest")?).map_err(|error| BadInput::Digest {
+                path: path.display().to_string(),
+                error,
+            })?
+        }
         None => speccheck::digest().map_err(|error| BadInput::Digest {
             path: "the engine's own digest".into(),
             error,

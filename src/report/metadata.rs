@@ -50,6 +50,9 @@ const STATUSES: &[&str] = &[
 pub enum MetadataError {
     #[error("{path}: {error}")]
     Io { path: String, error: std::io::Error },
+    /// An `.ini` file that is not a regular file, too large, or not UTF-8.
+    #[error(transparent)]
+    Read(#[from] crate::text::file::ReadError),
     #[error("{path}:{line}: {message}")]
     Syntax {
         path: String,
@@ -166,10 +169,7 @@ impl Metadata {
             let Some(id) = joined.strip_suffix(".ini") else {
                 continue;
             };
-            let text = std::fs::read_to_string(&f).map_err(|error| MetadataError::Io {
-                path: f.display().to_string(),
-                error,
-            })?;
+            let text = crate::text::file::read_text(&f, MAX_INI_BYTES, "an .ini file")?;
             let id = format!("/{id}");
             let test = parse(&f.display().to_string(), &id, &text)?;
             out.tests.insert(id, test);
@@ -178,18 +178,34 @@ impl Metadata {
     }
 }
 
+/// The most bytes one `.ini` file may hold (wptrunner's are a few hundred).
+pub const MAX_INI_BYTES: u64 = 1 << 20;
+
+/// The `.ini` files under `dir`, each folder walked once however many links reach it (a link
+/// to a folder above it does not loop). What is named `.ini` and is not a regular file is
+/// listed, for the reader to refuse with its kind.
 fn collect_ini(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            collect_ini(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "ini")
-            && path.file_name().is_some_and(|n| n != "__dir__.ini")
-        {
-            out.push(path);
+    fn walk(
+        dir: &Path,
+        out: &mut Vec<PathBuf>,
+        walked: &mut std::collections::BTreeSet<PathBuf>,
+    ) -> std::io::Result<()> {
+        if !walked.insert(std::fs::canonicalize(dir)?) {
+            return Ok(());
         }
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                walk(&path, out, walked)?;
+            } else if path.extension().is_some_and(|e| e == "ini")
+                && path.file_name().is_some_and(|n| n != "__dir__.ini")
+            {
+                out.push(path);
+            }
+        }
+        Ok(())
     }
-    Ok(())
+    walk(dir, out, &mut std::collections::BTreeSet::new())
 }
 
 /// A section heading's name: `\]` and `\\` are escapes.

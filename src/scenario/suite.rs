@@ -4,7 +4,6 @@
 //! column.
 
 use std::collections::BTreeSet;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
@@ -12,6 +11,7 @@ use thiserror::Error;
 use super::ast::ScenarioFile;
 use super::parser::parse_file;
 use crate::script::syntax::ParseError;
+use crate::text::file::kind_of;
 
 /// The extension of scenario files.
 pub const EXTENSION: &str = "scn";
@@ -113,22 +113,6 @@ fn io_error(path: &Path, e: std::io::Error) -> LoadError {
     }
 }
 
-/// What kind of thing a file that is not a regular file is, for messages.
-fn kind_of(file_type: std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt as _;
-    if file_type.is_dir() {
-        "a folder"
-    } else if file_type.is_fifo() {
-        "a FIFO"
-    } else if file_type.is_socket() {
-        "a socket"
-    } else if file_type.is_char_device() || file_type.is_block_device() {
-        "a device"
-    } else {
-        "not a file"
-    }
-}
-
 /// The scenario files in `dir` and the folders below it. A folder already walked (reached
 /// again through a link) is not walked again.
 fn walk(
@@ -184,49 +168,26 @@ pub fn load(path: &Path) -> Result<ScenarioFile, LoadError> {
 /// A regular file's bytes, opened without blocking (a FIFO put in its place is not waited on)
 /// and read no further than the size limit.
 fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| io_error(path, e))?;
-    let meta = file.metadata().map_err(|e| io_error(path, e))?;
-    if !meta.is_file() {
-        return Err(LoadError::NotAFile {
-            path: path.display().to_string(),
-            kind: kind_of(meta.file_type()),
-        });
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(LoadError::TooLarge {
-            path: path.display().to_string(),
-            bytes: meta.len(),
-        });
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| io_error(path, e))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(LoadError::TooLarge {
-            path: path.display().to_string(),
-            bytes: bytes.len() as u64,
-        });
-    }
-    Ok(bytes)
+    use crate::text::file::{read_bytes, ReadError};
+    read_bytes(path, MAX_FILE_BYTES, "a scenario file").map_err(|e| match e {
+        ReadError::NotAFile { path, kind, .. } => LoadError::NotAFile { path, kind },
+        ReadError::TooLarge { path, bytes, .. } => LoadError::TooLarge { path, bytes },
+        other => LoadError::Io {
+            path: other.path().to_string(),
+            reason: match other {
+                ReadError::Io { reason, .. } => reason,
+                e => e.to_string(),
+            },
+        },
+    })
 }
 
 /// Parses a scenario file's bytes: UTF-8, with or without a byte order mark. A byte that is not
 /// UTF-8 is an error at its line and column.
 pub fn parse_bytes(path: &str, bytes: &[u8]) -> Result<ScenarioFile, ParseError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        let good = &bytes[..e.valid_up_to()];
-        let line = good.iter().filter(|b| **b == b'\n').count() + 1;
-        let line_start = good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-        // The good prefix is UTF-8: its characters on this line give the column.
-        let column = std::str::from_utf8(&good[line_start..]).map_or(1, |s| s.chars().count() + 1);
-        let byte = bytes[e.valid_up_to()];
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        let (line, column, byte) = crate::text::file::first_bad_byte(bytes).unwrap_or((1, 1, 0));
         ParseError {
             path: path.into(),
             line: line as u32,

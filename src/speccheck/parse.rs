@@ -198,16 +198,14 @@ fn find_regions(doc: &Document) -> Result<Vec<Region>, ParseError> {
             dfn: None,
         });
     }
+    let mut paragraphs = std::collections::HashSet::new();
     for (i, e) in doc.elements.iter().enumerate() {
         let body = (e.name == "dfn" && doc.algorithm_of(i).is_none())
             .then(|| unwrapped_body(doc, i))
             .flatten()
-            .filter(|(start, _)| {
-                !regions
-                    .iter()
-                    .any(|r| r.element.is_none() && r.body_start == *start)
-            });
+            .filter(|(start, _)| !paragraphs.contains(start));
         if let Some((start, end)) = body {
+            paragraphs.insert(start);
             regions.push(Region {
                 element: None,
                 body_start: start,
@@ -407,8 +405,29 @@ struct Exclusions {
 }
 
 impl Exclusions {
+    /// Sorts each set of ranges and merges those that overlap, so that a byte is looked up
+    /// by a binary search (an algorithm with many notes costs what it holds).
+    fn merge(&mut self) {
+        for ranges in [&mut self.nested, &mut self.asides, &mut self.lists] {
+            ranges.sort_unstable();
+            let mut merged: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+            for &(s, e) in ranges.iter() {
+                match merged.last_mut() {
+                    Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                    _ => merged.push((s, e)),
+                }
+            }
+            *ranges = merged;
+        }
+    }
+
+    fn in_ranges(ranges: &[(usize, usize)], b: usize) -> bool {
+        let i = ranges.partition_point(|&(s, _)| s <= b);
+        i > 0 && b < ranges[i - 1].1
+    }
+
     fn in_nested(&self, b: usize) -> bool {
-        self.nested.iter().any(|&(s, e)| s <= b && b < e)
+        Self::in_ranges(&self.nested, b)
     }
 
     fn excluded(&self, b: usize) -> bool {
@@ -416,7 +435,7 @@ impl Exclusions {
             || b >= self.body_end
             || [&self.nested, &self.asides, &self.lists]
                 .iter()
-                .any(|v| v.iter().any(|&(s, e)| s <= b && b < e))
+                .any(|v| Self::in_ranges(v, b))
     }
 }
 
@@ -508,6 +527,14 @@ fn html_list(doc: &Document, ol: usize, ex: &Exclusions) -> Result<HtmlList, Par
 
 fn parse_region(doc: &Document, region: &Region) -> Result<Algorithm, ParseError> {
     let in_body = |b: usize| region.body_start <= b && b < region.body_end;
+    // The elements that start in the body, found by their starts (the elements are in
+    // document order): a source of many algorithms costs what each holds, not their
+    // number times the whole source.
+    let first = doc
+        .elements
+        .partition_point(|e| e.start < region.body_start);
+    let last = doc.elements.partition_point(|e| e.start < region.body_end);
+    let body = first..last.max(first);
     let mut ex = Exclusions {
         body_start: region.body_start,
         body_end: region.body_end,
@@ -515,28 +542,27 @@ fn parse_region(doc: &Document, region: &Region) -> Result<Algorithm, ParseError
         asides: Vec::new(),
         lists: Vec::new(),
     };
-    for (i, e) in doc.elements.iter().enumerate() {
-        if in_body(e.start) && e.is_algorithm() && Some(i) != region.element {
+    for i in body.clone() {
+        let e = &doc.elements[i];
+        if e.is_algorithm() && Some(i) != region.element {
             ex.nested.push((e.start, e.end));
         }
     }
-    for e in &doc.elements {
+    for e in &doc.elements[body.clone()] {
         // Asides that start inside the body; one around the whole algorithm
         // (an algorithm inside an example) does not hide its steps.
-        if e.is_aside() && in_body(e.start) {
+        if e.is_aside() {
             ex.asides.push((e.start, e.end));
         }
     }
+    ex.merge();
 
     // Name and anchor.
     let dfns: Vec<usize> = match region.dfn {
         Some(d) => vec![d],
-        None => (0..doc.elements.len())
-            .filter(|&i| {
-                doc.elements[i].name == "dfn"
-                    && in_body(doc.elements[i].start)
-                    && !ex.in_nested(doc.elements[i].start)
-            })
+        None => body
+            .clone()
+            .filter(|&i| doc.elements[i].name == "dfn" && !ex.in_nested(doc.elements[i].start))
             .collect(),
     };
     if region.name.is_none() && dfns.len() != 1 {
@@ -575,9 +601,9 @@ fn parse_region(doc: &Document, region: &Region) -> Result<Algorithm, ParseError
     // HTML lists and issue boxes, attached to the line they start on.
     let mut attachments: Vec<(usize, Attachment)> = Vec::new();
     let mut top_lists = Vec::new();
-    for (i, e) in doc.elements.iter().enumerate() {
-        if !in_body(e.start) || ex.in_nested(e.start) || owning_list_item(doc, i, region).is_some()
-        {
+    for i in body.clone() {
+        let e = &doc.elements[i];
+        if ex.in_nested(e.start) || owning_list_item(doc, i, region).is_some() {
             continue;
         }
         if e.name == "ol" {
@@ -596,6 +622,7 @@ fn parse_region(doc: &Document, region: &Region) -> Result<Algorithm, ParseError
         ex.lists
             .push((doc.elements[ol].start, doc.elements[ol].end));
     }
+    ex.merge();
     for &ol in &top_lists {
         attachments.push((
             doc.elements[ol].start,
@@ -606,7 +633,13 @@ fn parse_region(doc: &Document, region: &Region) -> Result<Algorithm, ParseError
     // Tokens of the body lines.
     let mut tokens: Vec<Token> = Vec::new();
     let mut token_line_index: Vec<usize> = Vec::new();
-    for (li, line) in doc.lines.iter().enumerate() {
+    // The body's lines, and the one it starts in.
+    let from = doc
+        .lines
+        .partition_point(|l| l.start < region.body_start)
+        .saturating_sub(1);
+    let to = doc.lines.partition_point(|l| l.start < region.body_end);
+    for (li, line) in doc.lines.iter().enumerate().take(to).skip(from) {
         let starts_inside = line.start >= region.body_start && line.start < region.body_end;
         let straddles = line.start < region.body_start && line.end > region.body_start;
         if line.deleted || !(starts_inside || straddles) {

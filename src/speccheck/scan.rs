@@ -104,7 +104,7 @@ impl<'a> Document<'a> {
         };
         doc.mark_raw_lines()?;
         doc.indent = doc.read_indent()?;
-        doc.elements = doc.scan_elements();
+        doc.elements = doc.scan_elements()?;
         doc.children = vec![Vec::new(); doc.elements.len()];
         for (i, e) in doc.elements.iter().enumerate() {
             if let Some(p) = e.parent {
@@ -262,7 +262,7 @@ impl<'a> Document<'a> {
     /// block start tag or a blank line closes an open `<p>`; `<li>`, `<dt>`,
     /// `<dd>`, `<tr>`, `<td>` close their open siblings; an end tag closes
     /// everything opened after its element.
-    fn scan_elements(&self) -> Vec<Element> {
+    fn scan_elements(&self) -> Result<Vec<Element>, ParseError> {
         let mut chars = Vec::with_capacity(self.text.len());
         let mut pos = Vec::with_capacity(self.text.len());
         for line in &self.lines {
@@ -279,20 +279,37 @@ impl<'a> Document<'a> {
         }
         let mut elements: Vec<Element> = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
-        let close =
-            |elements: &mut Vec<Element>, stack: &mut Vec<usize>, down_to: usize, at: usize| {
-                while stack.len() > down_to {
-                    if let Some(e) = stack.pop() {
-                        elements[e].close_start = at;
-                        elements[e].end = at;
+        // How many elements of each name are open: an end tag or an optional end tag looks
+        // down the stack only when one of the names it closes is there (else 200,000 nested
+        // `<div>`s would each look through all the others).
+        let mut open: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let close = |elements: &mut Vec<Element>,
+                     stack: &mut Vec<usize>,
+                     open: &mut std::collections::HashMap<String, usize>,
+                     down_to: usize,
+                     at: usize| {
+            while stack.len() > down_to {
+                if let Some(e) = stack.pop() {
+                    elements[e].close_start = at;
+                    elements[e].end = at;
+                    if let Some(n) = open.get_mut(&elements[e].name) {
+                        *n = n.saturating_sub(1);
                     }
                 }
-            };
+            }
+        };
         let find_open = |elements: &[Element],
                          stack: &[usize],
+                         open: &std::collections::HashMap<String, usize>,
                          names: &[&str],
                          stop: &[&str]|
          -> Option<usize> {
+            if names
+                .iter()
+                .all(|n| open.get(*n).copied().unwrap_or(0) == 0)
+            {
+                return None;
+            }
             for (depth, &e) in stack.iter().enumerate().rev() {
                 let name = elements[e].name.as_str();
                 if names.contains(&name) {
@@ -304,17 +321,18 @@ impl<'a> Document<'a> {
             }
             None
         };
+        let mut no_end_tag: std::collections::HashSet<String> = std::collections::HashSet::new();
         let mut i = 0;
         let mut line_blank = true;
         while i < chars.len() {
             let c = chars[i];
             if c == '\n' {
                 if let Some(depth) = line_blank
-                    .then(|| find_open(&elements, &stack, &["p"], &[]))
+                    .then(|| find_open(&elements, &stack, &open, &["p"], &[]))
                     .flatten()
                     .filter(|depth| depth + 1 == stack.len())
                 {
-                    close(&mut elements, &mut stack, depth, pos[i]);
+                    close(&mut elements, &mut stack, &mut open, depth, pos[i]);
                 }
                 line_blank = true;
                 i += 1;
@@ -344,12 +362,15 @@ impl<'a> Document<'a> {
             let start = pos[i];
             let tag_end = pos[t.end - 1] + 1;
             if t.closing {
-                if let Some(depth) = find_open(&elements, &stack, &[t.name.as_str()], &[]) {
-                    close(&mut elements, &mut stack, depth + 1, start);
+                if let Some(depth) = find_open(&elements, &stack, &open, &[t.name.as_str()], &[]) {
+                    close(&mut elements, &mut stack, &mut open, depth + 1, start);
                     if let Some(e) = stack.pop() {
                         elements[e].close_start = start;
                         elements[e].end = tag_end;
                         elements[e].explicit_close = true;
+                        if let Some(n) = open.get_mut(&elements[e].name) {
+                            *n = n.saturating_sub(1);
+                        }
                     }
                 }
                 i = t.end;
@@ -358,11 +379,11 @@ impl<'a> Document<'a> {
             let name = t.name.as_str();
             if let Some(depth) = BLOCK_ELEMENTS
                 .contains(&name)
-                .then(|| find_open(&elements, &stack, &["p"], &[]))
+                .then(|| find_open(&elements, &stack, &open, &["p"], &[]))
                 .flatten()
                 .filter(|depth| depth + 1 == stack.len())
             {
-                close(&mut elements, &mut stack, depth, start);
+                close(&mut elements, &mut stack, &mut open, depth, start);
             }
             let siblings: Option<(&[&str], &[&str])> = match name {
                 "li" => Some((&["li"], &["ol", "ul", "menu"])),
@@ -375,9 +396,9 @@ impl<'a> Document<'a> {
                 _ => None,
             };
             if let Some(depth) =
-                siblings.and_then(|(names, stop)| find_open(&elements, &stack, names, stop))
+                siblings.and_then(|(names, stop)| find_open(&elements, &stack, &open, names, stop))
             {
-                close(&mut elements, &mut stack, depth, start);
+                close(&mut elements, &mut stack, &mut open, depth, start);
             }
             let line = self.line_number_at(start);
             let mut element = Element {
@@ -396,7 +417,8 @@ impl<'a> Document<'a> {
                 elements.push(element);
                 continue;
             }
-            if matches!(name, "xmp" | "script" | "style" | "textarea") {
+            if matches!(name, "xmp" | "script" | "style" | "textarea") && !no_end_tag.contains(name)
+            {
                 // Raw text that did not start a line: skip to its end tag.
                 let end_tag: Vec<char> = format!("</{name}").chars().collect();
                 let found = (i..chars.len().saturating_sub(end_tag.len() - 1)).find(|&k| {
@@ -405,6 +427,10 @@ impl<'a> Document<'a> {
                         .map(|c| c.to_ascii_lowercase())
                         .eq(end_tag.iter().copied())
                 });
+                if found.is_none() {
+                    // None further on either: the next one need not look again.
+                    no_end_tag.insert(name.to_string());
+                }
                 if let Some(k) = found {
                     let after = (k..chars.len())
                         .find(|&m| chars[m] == '>')
@@ -417,13 +443,24 @@ impl<'a> Document<'a> {
                     continue;
                 }
             }
+            if stack.len() >= MAX_ELEMENT_DEPTH {
+                return Err(ParseError::new(
+                    line,
+                    format!("elements nest more than {MAX_ELEMENT_DEPTH} deep here"),
+                ));
+            }
+            *open.entry(element.name.clone()).or_default() += 1;
             elements.push(element);
             stack.push(elements.len() - 1);
         }
-        close(&mut elements, &mut stack, 0, self.text.len());
-        elements
+        close(&mut elements, &mut stack, &mut open, 0, self.text.len());
+        Ok(elements)
     }
 }
+
+/// How deep elements may nest in a source: walking up an element's ancestors is done for
+/// every element, so the depth is bounded (a real specification nests a dozen deep).
+pub const MAX_ELEMENT_DEPTH: usize = 512;
 
 /// Start tags that close an open `<p>` in HTML.
 const BLOCK_ELEMENTS: &[&str] = &[
