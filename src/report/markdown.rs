@@ -221,17 +221,33 @@ pub fn report(r: &Report, runs: &[(String, &SubtestResult)]) -> String {
     let Some((first_profile, first)) = runs.first() else {
         return out;
     };
-    let _ = writeln!(out, "# {}\n", first.name);
-    let _ = writeln!(out, "`{}`, line {}: {}\n", r.path, first.line, r.title);
+    use crate::text::escape::{
+        cut, html, markdown_cell_code, markdown_code, markdown_fence, markdown_inline,
+        READABLE_CHARS,
+    };
+    // What the scenario names (its subtest, title, path, values) is escaped, so that it cannot
+    // end a heading, a table row or a block.
+    let _ = writeln!(out, "# {}\n", markdown_inline(&first.name));
+    let _ = writeln!(
+        out,
+        "{}, line {}: {}\n",
+        markdown_code(r.path),
+        first.line,
+        markdown_inline(r.title)
+    );
     if let Some(intro) = r.intro {
         let _ = writeln!(out, "{}\n", intro.trim());
     }
-    let _ = writeln!(out, "## The scenario\n\n```text\n{}\n```\n", r.source);
+    let _ = writeln!(
+        out,
+        "## The scenario\n\n{}\n",
+        markdown_fence("text", r.source)
+    );
 
     let _ = writeln!(out, "## The outcome under each profile\n");
     let outcomes: Vec<&[(String, String)]> =
         runs.iter().map(|(_, s)| s.outcome.as_slice()).collect();
-    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let cell = |s: &str| markdown_inline(s);
     let mut any_differs = false;
     let _ = write!(out, "| |");
     for (p, _) in runs {
@@ -255,7 +271,7 @@ pub fn report(r: &Report, runs: &[(String, &SubtestResult)]) -> String {
         };
         let _ = write!(out, "| {key} |");
         for v in vals {
-            let _ = write!(out, " `{}` |", cell(v));
+            let _ = write!(out, " {} |", markdown_cell_code(v));
         }
         out.push('\n');
     }
@@ -274,8 +290,11 @@ pub fn report(r: &Report, runs: &[(String, &SubtestResult)]) -> String {
                 .filter(|e| !e.passed && !e.sometimes)
                 .map(move |e| {
                     format!(
-                        "- `{p}`, line {}: `{}`: expected `{}`, got `{}`",
-                        e.line, e.text, e.expected, e.actual
+                        "- `{p}`, line {}: {}: expected {}, got {}",
+                        e.line,
+                        markdown_code(&e.text),
+                        markdown_code(&cut(&e.expected, READABLE_CHARS)),
+                        markdown_code(&cut(&e.actual, READABLE_CHARS))
                     )
                 })
         })
@@ -285,7 +304,11 @@ pub fn report(r: &Report, runs: &[(String, &SubtestResult)]) -> String {
     }
     let findings: Vec<String> = runs
         .iter()
-        .flat_map(|(p, s)| s.findings.iter().map(move |f| format!("- `{p}`: {f}")))
+        .flat_map(|(p, s)| {
+            s.findings
+                .iter()
+                .map(move |f| format!("- `{p}`: {}", markdown_inline(&f.to_string())))
+        })
         .collect();
     if !findings.is_empty() {
         let _ = writeln!(
@@ -302,15 +325,16 @@ pub fn report(r: &Report, runs: &[(String, &SubtestResult)]) -> String {
     );
     let _ = writeln!(
         out,
-        "## To replay it\n\n```sh\n{}\n{}\n```\n",
-        r.trace, r.replay
+        "## To replay it\n\n{}\n",
+        markdown_fence("sh", &format!("{}\n{}", r.trace, r.replay))
     );
     match r.exported {
-        Some((path, html)) => {
+        Some((path, test)) => {
             let _ = writeln!(
                 out,
-                "<details>\n<summary>The exported WPT test (<code>{path}</code>, from <code>webmcp-ref export-wpt</code> under <code>{first_profile}</code>)</summary>\n\n```html\n{}```\n\n</details>",
-                html
+                "<details>\n<summary>The exported WPT test (<code>{}</code>, from <code>webmcp-ref export-wpt</code> under <code>{first_profile}</code>)</summary>\n\n{}\n\n</details>",
+                html(path),
+                markdown_fence("html", test)
             );
         }
         None => {

@@ -13,6 +13,8 @@ pub use wpt::{test_id, wptreport, WptRun};
 
 use std::fmt::Write as _;
 
+use crate::text::escape::{cut, READABLE_CHARS};
+
 use serde_json::json;
 
 use crate::engine::trace::Coverage;
@@ -27,15 +29,27 @@ pub fn replay_command(
     sets: &[String],
     schedule: &str,
 ) -> String {
-    let mut cmd = format!("webmcp-ref trace {path} --subtest {subtest:?} --profile {profile}");
+    use crate::text::escape::{shell, shell_quoted};
+    // Every word the scenario or the command line chose is quoted for the shell: the command
+    // is printed to be pasted, and a name may hold `$(...)`.
+    let mut cmd = format!(
+        "webmcp-ref trace {} --subtest {} --profile {}",
+        shell(path),
+        shell_quoted(subtest),
+        shell(profile)
+    );
     for s in sets {
-        let _ = write!(cmd, " --set {s}");
+        let _ = write!(cmd, " --set {}", shell(s));
     }
     if schedule != "default" {
-        let _ = write!(cmd, " --schedule {schedule}");
+        let _ = write!(cmd, " --schedule {}", shell(schedule));
     }
     cmd
 }
+
+/// How long a message may be, in characters, before the human output cuts it (the JSON has
+/// it whole).
+const MESSAGE_CHARS: usize = 2000;
 
 /// Human-readable results of one profile's run: a line per file, details for every failure.
 pub fn human(results: &[FileResult], sets: &[String], verbose: bool) -> String {
@@ -77,11 +91,20 @@ pub fn human(results: &[FileResult], sets: &[String], verbose: bool) -> String {
                     "        {}:{}:{}: {}",
                     file.path, e.line, e.column, e.text
                 );
-                let _ = writeln!(out, "            expected: {}", e.expected);
-                let _ = writeln!(out, "            actual:   {}", e.actual);
+                // A value too long to read is cut here; `--format json` has it whole.
+                let _ = writeln!(
+                    out,
+                    "            expected: {}",
+                    cut(&e.expected, READABLE_CHARS)
+                );
+                let _ = writeln!(
+                    out,
+                    "            actual:   {}",
+                    cut(&e.actual, READABLE_CHARS)
+                );
             }
             for m in &sub.messages {
-                let _ = writeln!(out, "        {m}");
+                let _ = writeln!(out, "        {}", cut(m, MESSAGE_CHARS));
             }
             if !sub.status.held() {
                 let _ = writeln!(
@@ -151,21 +174,18 @@ pub fn summary(results: &[FileResult]) -> Summary {
 pub(crate) fn outcome_rows<'a>(
     outcomes: &[&'a [(String, String)]],
 ) -> Vec<(&'a str, Vec<&'a str>, bool)> {
-    let mut keys: Vec<&str> = outcomes
+    // Each outcome read once, by name: a wide world has many values.
+    let by_name: Vec<std::collections::BTreeMap<&str, &str>> = outcomes
         .iter()
-        .flat_map(|o| o.iter().map(|(k, _)| k.as_str()))
+        .map(|o| o.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect())
         .collect();
-    keys.sort();
-    keys.dedup();
+    let keys: std::collections::BTreeSet<&str> =
+        by_name.iter().flat_map(|o| o.keys().copied()).collect();
     keys.into_iter()
         .map(|k| {
-            let vals: Vec<&str> = outcomes
+            let vals: Vec<&str> = by_name
                 .iter()
-                .map(|o| {
-                    o.iter()
-                        .find(|(kk, _)| kk == k)
-                        .map_or("-", |(_, v)| v.as_str())
-                })
+                .map(|o| o.get(k).copied().unwrap_or("-"))
                 .collect();
             let differs = vals.windows(2).any(|w| w[0] != w[1]);
             (k, vals, differs)
@@ -327,8 +347,26 @@ pub fn exploration_differences(results: &[crate::explore::Exploration]) -> Strin
                     .find(|e| e.file == file && e.subtest == subtest && e.profile == *p)
             })
             .collect();
-        let cell = |e: Option<&crate::explore::Exploration>, key: &str| -> String {
-            let Some(e) = e else { return "-".into() };
+        // Each outcome's values, by name (a wide world has many).
+        let by_name: Vec<Vec<std::collections::BTreeMap<&str, &str>>> = per
+            .iter()
+            .map(|e| {
+                e.map(|e| {
+                    e.outcomes
+                        .iter()
+                        .map(|o| {
+                            o.values
+                                .iter()
+                                .map(|(k, v)| (k.as_str(), v.as_str()))
+                                .collect()
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+            })
+            .collect();
+        let cell = |i: usize, key: &str| -> String {
+            let Some(e) = per[i] else { return "-".into() };
             if e.not_run.is_some() {
                 // Said once, on the verdict's row; its values are not compared.
                 return if key == "verdict" { "not run" } else { "" }.into();
@@ -343,35 +381,20 @@ pub fn exploration_differences(results: &[crate::explore::Exploration]) -> Strin
                 }
                 .into();
             }
-            let mut seen: Vec<String> = e
-                .outcomes
+            let seen: std::collections::BTreeSet<&str> = by_name[i]
                 .iter()
-                .map(|o| {
-                    o.values
-                        .iter()
-                        .find(|(k, _)| k == key)
-                        .map(|(_, v)| v.clone())
-                        .unwrap_or_else(|| "-".into())
-                })
+                .map(|o| o.get(key).copied().unwrap_or("-"))
                 .collect();
-            seen.sort();
-            seen.dedup();
-            seen.join(" or ")
+            seen.into_iter().collect::<Vec<_>>().join(" or ")
         };
-        let mut keys: Vec<&str> = vec!["verdict"];
-        for e in per.iter().flatten() {
-            for o in &e.outcomes {
-                for (k, _) in &o.values {
-                    if !keys.contains(&k.as_str()) {
-                        keys.push(k);
-                    }
-                }
-            }
-        }
-        keys[1..].sort();
+        let names: std::collections::BTreeSet<&str> = by_name
+            .iter()
+            .flatten()
+            .flat_map(|o| o.keys().copied())
+            .collect();
+        let keys = std::iter::once("verdict").chain(names);
         let rows: Vec<(&str, Vec<String>)> = keys
-            .into_iter()
-            .map(|k| (k, per.iter().map(|e| cell(*e, k)).collect::<Vec<_>>()))
+            .map(|k| (k, (0..per.len()).map(|i| cell(i, k)).collect::<Vec<_>>()))
             .filter(|(k, vals)| {
                 let ran: Vec<&String> = vals
                     .iter()
@@ -435,28 +458,26 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
                 (None, None) => String::new(),
             }
         );
-        // Only the values that differ between outcomes say anything.
-        let keys: Vec<&str> = {
-            let mut k: Vec<&str> = e
+        // Only the values that differ between outcomes say anything (each outcome's values
+        // read once, by name: a wide world has many).
+        let keys: std::collections::BTreeSet<&str> = {
+            let by_outcome: Vec<std::collections::BTreeMap<&str, &str>> = e
                 .outcomes
                 .iter()
-                .flat_map(|o| o.values.iter().map(|(k, _)| k.as_str()))
-                .collect();
-            k.sort();
-            k.dedup();
-            k.into_iter()
-                .filter(|key| {
-                    let vals: Vec<Option<&str>> = e
-                        .outcomes
+                .map(|o| {
+                    o.values
                         .iter()
-                        .map(|o| {
-                            o.values
-                                .iter()
-                                .find(|(k, _)| k == key)
-                                .map(|(_, v)| v.as_str())
-                        })
-                        .collect();
-                    vals.windows(2).any(|w| w[0] != w[1])
+                        .map(|(k, v)| (k.as_str(), v.as_str()))
+                        .collect()
+                })
+                .collect();
+            let all: std::collections::BTreeSet<&str> =
+                by_outcome.iter().flat_map(|m| m.keys().copied()).collect();
+            all.into_iter()
+                .filter(|key| {
+                    by_outcome
+                        .windows(2)
+                        .any(|w| w[0].get(key) != w[1].get(key))
                 })
                 .collect()
         };
@@ -473,7 +494,7 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
                 .values
                 .iter()
                 .filter(|(k, _)| keys.contains(&k.as_str()))
-                .map(|(k, v)| format!("{k} = {v}"))
+                .map(|(k, v)| format!("{k} = {}", cut(v, READABLE_CHARS)))
                 .collect();
             if shown.is_empty() {
                 let _ = write!(out, " (the only outcome)");
@@ -482,7 +503,7 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
             }
             out.push('\n');
             for m in &o.messages {
-                let _ = writeln!(out, "                    {m}");
+                let _ = writeln!(out, "                    {}", cut(m, MESSAGE_CHARS));
             }
         }
         for v in &e.expectations {

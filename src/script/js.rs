@@ -100,10 +100,15 @@ pub fn key(name: &str) -> String {
     }
 }
 
-/// A string literal; `</` is written `<\/` so that it cannot close the script element.
+/// A string literal; `</` is written `<\/` so that it cannot close the script element, and
+/// U+2028 and U+2029 as escapes (line terminators to an engine older than ES2019).
 pub fn string(s: &str) -> String {
     let quoted = serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-    quoted.replace("</", "<\\/").replace("<!--", "<\\!--")
+    quoted
+        .replace("</", "<\\/")
+        .replace("<!--", "<\\!--")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
 }
 
 /// A number literal.
@@ -128,6 +133,8 @@ pub fn template_text(s: &str) -> String {
             '$' if chars.peek() == Some(&'{') => out.push_str("\\$"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
             '<' if chars.peek() == Some(&'/') => out.push_str("<\\"),
             c => out.push(c),
         }
@@ -135,9 +142,10 @@ pub fn template_text(s: &str) -> String {
     out
 }
 
-/// A line comment's text: one line, unable to close the script element.
+/// A line comment's text: one line (every JavaScript line terminator, U+2028 and U+2029
+/// among them, written as an escape), unable to close the script element.
 pub fn comment(s: &str) -> String {
-    s.replace(['\n', '\r'], " ").replace("</", "<\\/")
+    crate::text::escape::js_comment(s)
 }
 
 #[cfg(test)]
@@ -158,6 +166,18 @@ mod tests {
     fn strings_cannot_close_the_script_element() {
         assert_eq!(string("a</script>"), "\"a<\\/script>\"");
         assert_eq!(template_text("x ${y} `z` </p>"), "x \\${y} \\`z\\` <\\/p>");
+    }
+
+    #[test]
+    fn nothing_ends_a_comment_or_a_string_early() {
+        let hostile = "a\u{2028}alert(1)\u{2029}//\n</script>";
+        for text in [comment(hostile), string(hostile), template_text(hostile)] {
+            assert!(
+                !text.contains(['\n', '\r', '\u{2028}', '\u{2029}']),
+                "{text}"
+            );
+            assert!(!text.contains("</"), "{text}");
+        }
     }
 
     #[test]

@@ -303,7 +303,10 @@
   }
 
   function index(x, k) {
-    if (Array.isArray(x) && typeof k === "string") return x.find(i => i && i.name === k);
+    // An array index ("1") reads the element, as JavaScript does; another string finds the
+    // element with that name (the scenario language's tools["search"]).
+    if (Array.isArray(x) && typeof k === "string" && !/^(0|[1-9][0-9]*)$/.test(k))
+      return x.find(i => i && i.name === k);
     return x[k];
   }
   function interface_of(e) {
