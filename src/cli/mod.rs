@@ -25,6 +25,7 @@ use webmcp_ref::engine::profile::{Profile, ProfileError};
 use webmcp_ref::engine::schedule::ScheduleError;
 use webmcp_ref::gateway::server::TransportError;
 use webmcp_ref::gateway::ServeError;
+use webmcp_ref::host::budget::Budgets;
 use webmcp_ref::scenario::suite::{bundled_mirror, discover_all, load, LoadError};
 use webmcp_ref::scenario::ScenarioFile;
 
@@ -255,6 +256,9 @@ pub enum BadInput {
     Diff(#[from] DiffError),
     #[error("{path}: {error}")]
     File { path: String, error: io::Error },
+    /// A text file that is not a regular file, too large, or not UTF-8.
+    #[error(transparent)]
+    Text(#[from] webmcp_ref::text::file::ReadError),
     /// A Bikeshed source spec-check cannot read: `FILE:LINE:COLUMN: what`.
     #[error("{path}:{}:{}: {}", .error.line, .error.column, .error.message)]
     Bikeshed {
@@ -284,17 +288,44 @@ pub enum CliError {
 
 /// The standard output. When its reader goes away (`webmcp-ref run | head`), the rest of the
 /// output is dropped and the command ends as it would have, with its own exit status.
+/// Written in blocks, not line by line: a trace of a million lines is a few writes. What is
+/// written passes through `text::escape::terminal`: a control character or a bidirectional
+/// override that a scenario put in a name, a value or a file name shows as an escape, never
+/// acts on the terminal (in JSON, the escape is JSON's own for the same character).
 pub struct Output {
-    stdout: io::Stdout,
+    stdout: io::BufWriter<io::Stdout>,
     closed: bool,
+    /// The start of a character split between two writes.
+    carry: Vec<u8>,
 }
 
 impl Output {
     fn stdout() -> Output {
         Output {
-            stdout: io::stdout(),
+            stdout: io::BufWriter::with_capacity(1 << 16, io::stdout()),
             closed: false,
+            carry: Vec::new(),
         }
+    }
+
+    /// `buf` as it is written: what a terminal would act on, escaped.
+    fn escaped<'b>(&mut self, buf: &'b [u8]) -> std::borrow::Cow<'b, [u8]> {
+        let plain = |b: &u8| (0x20..0x7f).contains(b) || *b == b'\n' || *b == b'\t';
+        if self.carry.is_empty() && buf.iter().all(plain) {
+            return std::borrow::Cow::Borrowed(buf);
+        }
+        let mut bytes = std::mem::take(&mut self.carry);
+        bytes.extend_from_slice(buf);
+        let good = match std::str::from_utf8(&bytes) {
+            Ok(_) => bytes.len(),
+            // A character cut at the end of the write is kept for the next one.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            // Not UTF-8 at all: written as it is.
+            Err(_) => return std::borrow::Cow::Owned(bytes),
+        };
+        self.carry = bytes.split_off(good);
+        let text = String::from_utf8_lossy(&bytes);
+        std::borrow::Cow::Owned(webmcp_ref::text::escape::terminal(&text, true).into_bytes())
     }
 
     /// `value` as pretty JSON, on a line of its own.
@@ -310,12 +341,14 @@ impl Write for Output {
         if self.closed {
             return Ok(buf.len());
         }
-        match self.stdout.write(buf) {
+        let escaped = self.escaped(buf);
+        match self.stdout.write_all(&escaped) {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
                 self.closed = true;
                 Ok(buf.len())
             }
-            other => other,
+            Err(e) => Err(e),
+            Ok(()) => Ok(buf.len()),
         }
     }
 
@@ -360,12 +393,51 @@ pub struct ProfileArgs {
 }
 
 impl ProfileArgs {
-    /// Every profile asked for, each with the switches set.
+    /// Every profile asked for, each once (in the order first named), with the switches set.
     pub fn build(&self) -> Result<Vec<Profile>, BadInput> {
+        let mut seen = std::collections::BTreeSet::new();
         self.profile
             .iter()
+            .filter(|p| seen.insert(p.as_str()))
             .map(|p| build_profile(p, &self.sets))
             .collect()
+    }
+}
+
+/// The budgets of a run (see the README's "Budgets"): each stops the run with status 3 and a
+/// message that names it.
+#[derive(clap::Args, Clone, Copy)]
+pub struct BudgetArgs {
+    /// Units of work one line may run (`run`, `step N`, `observe ... =>`) before the world is
+    /// idle; serving, what a page may run before it is next idle.
+    #[arg(long, value_name = "N", default_value_t = Budgets::DEFAULT.max_units, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_units: u64,
+    /// Fuel the units of work of one line may spend together: a statement or a call of the
+    /// page's script costs 1, a value it makes (or a string it copies) its size.
+    #[arg(long, value_name = "N", default_value_t = Budgets::DEFAULT.max_fuel, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_fuel: u64,
+    /// Fuel one unit of work may spend.
+    #[arg(long, value_name = "N", default_value_t = Budgets::DEFAULT.max_unit_fuel, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_unit_fuel: u64,
+    /// The size one value of the page's script may reach: a byte of a string, and every value
+    /// an array or object holds (counted each time it is held), count one each.
+    #[arg(long, value_name = "N", default_value_t = Budgets::DEFAULT.max_value_size, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_value_size: u64,
+    /// Entries the step trace of one run may hold (`trace`, and the timelines of
+    /// `run --format html`).
+    #[arg(long, value_name = "N", default_value_t = Budgets::DEFAULT.max_trace_entries, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_trace_entries: u64,
+}
+
+impl BudgetArgs {
+    pub fn budgets(&self) -> Budgets {
+        Budgets {
+            max_units: self.max_units,
+            max_fuel: self.max_fuel,
+            max_unit_fuel: self.max_unit_fuel,
+            max_value_size: self.max_value_size,
+            max_trace_entries: self.max_trace_entries,
+        }
     }
 }
 
@@ -460,9 +532,44 @@ pub fn milliseconds_up_to_a_minute(value: &str) -> Result<u64, String> {
     }
 }
 
-/// A line on stderr; a reader that went away is no error.
+/// `--max-memory`, `--max-output`: bytes, or a number with K, M or G (powers of 1024), above 0.
+pub fn bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&t[..i], t[i..].to_ascii_uppercase()),
+        None => (t, String::new()),
+    };
+    let scale: u64 = match unit.trim_end_matches(['B', 'I']) {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "`{text}`: expected bytes, or a number with K, M or G"
+            ))
+        }
+    };
+    let n: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}`: expected bytes, or a number with K, M or G"))?;
+    let total = n * scale as f64;
+    if !total.is_finite() || total < 1.0 || total >= u64::MAX as f64 {
+        return Err(format!("`{text}` is out of range"));
+    }
+    Ok(total as u64)
+}
+
+/// A line on stderr, escaped for a terminal as the output is; a reader that went away is no
+/// error.
 pub fn warn(line: &str) {
-    let _ = writeln!(io::stderr(), "{line}");
+    let _ = writeln!(
+        io::stderr(),
+        "{}",
+        webmcp_ref::text::escape::terminal(line, true)
+    );
 }
 
 /// A scenario file given on the command line.

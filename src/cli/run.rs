@@ -11,7 +11,7 @@ use webmcp_ref::report::{self, metadata, metadata::Metadata, WptRun};
 use webmcp_ref::scenario::{run_file, FileResult, RunOptions};
 use webmcp_ref::Schedule;
 
-use super::{load_each, warn, BadInput, CliError, Exit, Output, ProfileArgs};
+use super::{load_each, warn, BadInput, BudgetArgs, CliError, Exit, Output, ProfileArgs};
 
 /// `--format` of `run`.
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
@@ -35,6 +35,8 @@ pub struct Args {
     paths: Vec<PathBuf>,
     #[command(flatten)]
     profiles: ProfileArgs,
+    #[command(flatten)]
+    budgets: BudgetArgs,
     /// human: a line per file, details for each failure, a table of where several profiles'
     /// outcomes differ; json: every result; wptreport: what wptrunner writes (one profile);
     /// html: a suite page and each subtest's timeline under every profile, written to --out.
@@ -44,6 +46,10 @@ pub struct Args {
     /// timeline page per subtest below each file's WPT path.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// The most --format html writes in all (bytes, or with K, M, G): past it, the pages
+    /// left are not written, the suite page says so, and the exit status is 3.
+    #[arg(long, value_name = "BYTES", value_parser = super::bytes, default_value = "1G")]
+    max_output: u64,
     /// Only subtests whose name contains this.
     #[arg(long)]
     subtest: Option<String>,
@@ -129,6 +135,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
                 // The timelines are drawn from the trace.
                 trace: html_out.is_some(),
                 subtest: args.subtest.clone(),
+                budgets: args.budgets.budgets(),
             };
             // A file that cannot be run is that file's ERROR; the others run.
             let results = files
@@ -162,6 +169,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         Some(c) => c.passed(),
         None => runs.iter().all(|(_, r)| r.iter().all(FileResult::passed)),
     };
+    let mut output_spent = false;
     match args.format {
         RunFormat::Human => {
             for (_, results) in &runs {
@@ -213,13 +221,21 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         }
         RunFormat::Html => {
             if let Some(dir) = &html_out {
-                let written = write_html(dir, &runs, wpt_root, &args.profiles)?;
+                let (written, left) =
+                    write_html(dir, &runs, wpt_root, &args.profiles, args.max_output)?;
                 writeln!(
                     out,
                     "wrote {} ({} pages)",
                     dir.join("index.html").display(),
                     written
                 )?;
+                if left > 0 {
+                    warn(&format!(
+                        "webmcp-ref: {left} timeline pages were not written: the pages reached --max-output ({} bytes); raise it with --max-output BYTES",
+                        args.max_output
+                    ));
+                    output_spent = true;
+                }
             }
         }
         RunFormat::Wptreport => {
@@ -246,36 +262,45 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     if unloadable {
         return Ok(Exit::BadInput);
     }
-    if runs
-        .iter()
-        .any(|(_, r)| r.iter().any(FileResult::out_of_budget))
+    if output_spent
+        || runs
+            .iter()
+            .any(|(_, r)| r.iter().any(FileResult::out_of_budget))
     {
         return Ok(Exit::Budget);
     }
     Ok(Exit::held_if(all_pass))
 }
 
-/// Writes the suite page and each subtest's timeline under `dir`; returns how many pages.
+/// Writes the suite page and each subtest's timeline under `dir`, no more than `max_bytes` in
+/// all; returns how many pages were written, and how many were not.
 fn write_html(
     dir: &Path,
     runs: &[(String, Vec<FileResult>)],
     wpt_root: Option<&Path>,
     profiles: &ProfileArgs,
-) -> Result<usize, CliError> {
+    max_bytes: u64,
+) -> Result<(usize, usize), CliError> {
     let failed = |path: &Path, error: std::io::Error| BadInput::File {
         path: path.display().to_string(),
         error,
     };
     let Some((_, first)) = runs.first() else {
-        return Ok(0);
+        return Ok((0, 0));
     };
     let ids: Vec<String> = first
         .iter()
         .map(|f| report::wpt::test_id_under(&f.path, wpt_root))
         .collect();
     let mut pages = 0;
+    let mut left = 0;
+    let mut written: u64 = 0;
     for (fi, file) in first.iter().enumerate() {
         for (si, sub) in file.subtests.iter().enumerate() {
+            if written >= max_bytes {
+                left += 1;
+                continue;
+            }
             let subs: Vec<(String, &webmcp_ref::scenario::SubtestResult)> = runs
                 .iter()
                 .map(|(p, files)| (p.clone(), &files[fi].subtests[si]))
@@ -289,6 +314,11 @@ fn write_html(
             );
             replay.push_str(" --format html");
             let page = report::html::timeline_page(&file.path, &subs, &replay);
+            written = written.saturating_add(page.len() as u64);
+            if written > max_bytes {
+                left += 1;
+                continue;
+            }
             let path = dir.join(report::html::timeline_file(&ids[fi], si));
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| failed(parent, e))?;
@@ -309,7 +339,7 @@ fn write_html(
     std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
     let path = dir.join("index.html");
     std::fs::write(&path, index).map_err(|e| failed(&path, e))?;
-    Ok(pages + 1)
+    Ok((pages + 1, left))
 }
 
 /// Writes (or removes) each file's `.ini` under `dir`.

@@ -8,11 +8,12 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use webmcp_ref::engine::profile::Profile;
 use webmcp_ref::export::export_file;
+use webmcp_ref::host::budget::Budgets;
 use webmcp_ref::report::{self, html, markdown};
 use webmcp_ref::scenario::{run_file, FileResult, RunOptions, ScenarioFile, SubtestResult};
 use webmcp_ref::Schedule;
 
-use super::{load_one, BadInput, CliError, Exit, Output, ProfileArgs};
+use super::{load_one, BadInput, BudgetArgs, CliError, Exit, Output, ProfileArgs};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum TraceFormat {
@@ -46,6 +47,8 @@ pub struct Args {
     /// several profiles one above the other); markdown: a report for a spec issue.
     #[arg(long, value_enum, default_value = "human")]
     format: TraceFormat,
+    #[command(flatten)]
+    budgets: BudgetArgs,
 }
 
 /// Runs `scenario` with the trace on under each profile.
@@ -54,6 +57,7 @@ pub fn traced_runs(
     profiles: &[Profile],
     schedule: Option<Schedule>,
     subtest: Option<String>,
+    budgets: Budgets,
 ) -> Vec<(String, FileResult)> {
     profiles
         .iter()
@@ -63,6 +67,7 @@ pub fn traced_runs(
                 schedule: schedule.clone(),
                 trace: true,
                 subtest: subtest.clone(),
+                budgets,
             };
             (p.name.clone(), run_file(scenario, &options))
         })
@@ -71,17 +76,13 @@ pub fn traced_runs(
 
 /// The command that prints this trace again, in another format.
 fn command(args_file: &str, subtest: &str, profiles: &ProfileArgs, schedule: &str) -> String {
-    let mut cmd = format!(
-        "webmcp-ref trace {args_file} --subtest {subtest:?} --profile {}",
-        profiles.profile.join(",")
-    );
-    for s in &profiles.sets {
-        cmd.push_str(&format!(" --set {s}"));
-    }
-    if schedule != "default" {
-        cmd.push_str(&format!(" --schedule {schedule}"));
-    }
-    cmd
+    report::replay_command(
+        args_file,
+        subtest,
+        &profiles.profile.join(","),
+        &profiles.sets,
+        schedule,
+    )
 }
 
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
@@ -128,22 +129,23 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         }
         .into());
     }
-    let runs = traced_runs(&scenario, &built, schedule, args.subtest.clone());
+    let runs = traced_runs(
+        &scenario,
+        &built,
+        schedule,
+        args.subtest.clone(),
+        args.budgets.budgets(),
+    );
     let passed = runs.iter().all(|(_, r)| r.passed());
     match args.format {
         TraceFormat::Human | TraceFormat::Jsonl => {
             for (profile, result) in &runs {
                 for sub in &result.subtests {
                     if args.format == TraceFormat::Human {
-                        write!(
-                            out,
-                            "{}",
-                            report::trace::human(&scenario.path, sub, profile)
-                        )?;
+                        report::trace::write_human(out, &scenario.path, sub, profile)?;
                     } else {
-                        let lines = report::trace::jsonl(&scenario.path, sub, profile)
+                        report::trace::write_jsonl(out, &scenario.path, sub, profile)
                             .map_err(std::io::Error::from)?;
-                        write!(out, "{lines}")?;
                     }
                 }
             }
@@ -164,10 +166,12 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             write!(out, "{}", html::timeline_page(&scenario.path, &subs, &cmd))?;
         }
         TraceFormat::Markdown => {
-            let text = std::fs::read_to_string(&args.file).map_err(|error| BadInput::File {
-                path: args.file.display().to_string(),
-                error,
-            })?;
+            let text = webmcp_ref::text::file::read_text(
+                &args.file,
+                webmcp_ref::scenario::suite::MAX_FILE_BYTES,
+                "a scenario file",
+            )
+            .map_err(BadInput::from)?;
             let md = markdown_report(&scenario, &text, &built, &runs, &args.profiles, None);
             write!(out, "{md}")?;
         }

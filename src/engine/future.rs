@@ -56,12 +56,9 @@ impl<T> Future for Until<'_, T> {
                 }
                 Err(e) => return Poll::Ready(Err(e.into())),
             }
-            if this.units >= super::world::UNIT_BUDGET {
-                return Poll::Ready(Err(RunError::Budget {
-                    units: this.units,
-                    time: this.world.now(),
-                }
-                .into()));
+            if this.units >= this.world.budgets.max_units {
+                let units = this.units;
+                return Poll::Ready(Err(this.world.stop_for_units(units).into()));
             }
         }
         cx.waker().wake_by_ref();

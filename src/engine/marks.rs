@@ -27,18 +27,42 @@ fn id_of(k: impl slotmap::Key) -> u64 {
     k.data().as_ffi()
 }
 
+/// Keys journaled, each once, in the order of their arena's slots (the order a walk of the
+/// arena gives).
+fn in_slot_order<K: slotmap::Key>(mut keys: Vec<K>) -> Vec<K> {
+    keys.sort_by_key(|k| (id_of(*k) & 0xffff_ffff, id_of(*k)));
+    keys.dedup();
+    keys
+}
+
 impl World {
     /// Records, as marks, what changed since the last entry of the trace (nothing when the
-    /// trace is off).
+    /// trace is off). It looks only at what the journals say changed (see `host::Journal`),
+    /// in the order of the arenas' slots, so that a unit costs what it changed, however large
+    /// the world.
     pub fn note_changes(&mut self) {
         if !self.trace.enabled {
             return;
         }
         let mut marks = Vec::new();
         let mut seen = std::mem::take(&mut self.watched);
+        let journal = std::mem::take(&mut self.host.journal);
+        self.host.journal = crate::host::Journal {
+            enabled: true,
+            ..Default::default()
+        };
+        let webmcp_journal = std::mem::take(&mut self.webmcp.journal);
+        self.webmcp.journal.enabled = true;
 
-        let docs: Vec<DocumentKey> = self.host.documents.keys().collect();
+        let docs: Vec<DocumentKey> = if journal.everything {
+            self.host.documents.keys().collect()
+        } else {
+            in_slot_order(journal.documents)
+        };
         for d in docs {
+            if !self.host.documents.contains_key(d) {
+                continue;
+            }
             let ready = self.webmcp.tools_ready.get(d).copied().unwrap_or(false);
             let active = self.is_fully_active(d);
             match seen.documents.insert(d, (ready, active)) {
@@ -67,18 +91,19 @@ impl World {
             }
         }
 
-        let settled: Vec<(PromiseKey, bool, DocumentKey)> = self
-            .host
-            .promises
-            .iter()
-            .filter_map(|(k, p)| match p.state {
-                PromiseState::Pending => None,
-                PromiseState::Fulfilled(_) => Some((k, true, p.realm)),
-                PromiseState::Rejected(_) => Some((k, false, p.realm)),
-            })
-            .filter(|(k, _, _)| !seen.settled.contains_key(k))
-            .collect();
-        for (k, fulfilled, realm) in settled {
+        for k in in_slot_order(journal.promises) {
+            let Some(p) = self.host.promises.get(k) else {
+                continue;
+            };
+            let fulfilled = match p.state {
+                PromiseState::Pending => continue,
+                PromiseState::Fulfilled(_) => true,
+                PromiseState::Rejected(_) => false,
+            };
+            if seen.settled.contains_key(&k) {
+                continue;
+            }
+            let realm = p.realm;
             seen.settled.insert(k, fulfilled);
             marks.push(Mark::Settled {
                 promise: self.promise_label(k),
@@ -87,16 +112,15 @@ impl World {
             });
         }
 
-        let waits: Vec<(WaiterKey, bool)> = self
-            .webmcp
-            .waiters
-            .iter()
-            .map(|(k, w)| (k, w.outcome.is_some()))
-            .collect();
-        for &(k, ended) in &waits {
+        let mut gone = Vec::new();
+        for k in in_slot_order(webmcp_journal.waiters) {
+            let Some(w) = self.webmcp.waiters.get(k) else {
+                gone.push(k);
+                continue;
+            };
+            let ended = w.outcome.is_some();
             if let std::collections::btree_map::Entry::Vacant(e) = seen.waits.entry(k) {
                 e.insert(false);
-                let w = &self.webmcp.waiters[k];
                 marks.push(Mark::WaitBegan {
                     wait: id_of(k),
                     document: self.label(w.captured),
@@ -104,10 +128,7 @@ impl World {
                 });
             }
             if ended && seen.waits.insert(k, true) == Some(false) {
-                let outcome = self.webmcp.waiters[k]
-                    .outcome
-                    .map(|o| o.name())
-                    .unwrap_or("");
+                let outcome = w.outcome.map(|o| o.name()).unwrap_or("");
                 marks.push(Mark::WaitEnded {
                     wait: id_of(k),
                     outcome: outcome.into(),
@@ -115,23 +136,21 @@ impl World {
             }
         }
         // A wait that went before it was seen ending ended when its queue went on.
-        let gone: Vec<WaiterKey> = seen
-            .waits
-            .iter()
-            .filter(|(k, ended)| !**ended && !waits.iter().any(|(w, _)| w == *k))
-            .map(|(k, _)| *k)
-            .collect();
+        gone.sort();
         for k in gone {
-            seen.waits.insert(k, true);
-            marks.push(Mark::WaitEnded {
-                wait: id_of(k),
-                outcome: "ended".into(),
-            });
+            if seen.waits.get(&k) == Some(&false) {
+                seen.waits.insert(k, true);
+                marks.push(Mark::WaitEnded {
+                    wait: id_of(k),
+                    outcome: "ended".into(),
+                });
+            }
         }
 
-        let observations: Vec<ObservationKey> = self.webmcp.observations.keys().collect();
-        for o in observations {
-            let obs = &self.webmcp.observations[o];
+        for o in in_slot_order(webmcp_journal.observations) {
+            let Some(obs) = self.webmcp.observations.get(o) else {
+                continue;
+            };
             let label = obs.label.clone();
             let now = (obs.started_at.is_some(), obs.result.is_some());
             let was = seen.observations.insert(o, now);

@@ -16,6 +16,7 @@ pub mod world;
 
 use thiserror::Error;
 
+use crate::host::budget::BudgetStop;
 use crate::host::spec::Algorithm;
 
 pub use profile::{Profile, ProfileError};
@@ -25,8 +26,9 @@ pub use world::World;
 /// Errors while running the simulation.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum RunError {
-    #[error("the world did not become idle within {units} units of work (virtual time {time} ms): something re-arms itself forever")]
-    Budget { units: u64, time: u64 },
+    /// A budget stopped the run (see `host::budget`).
+    #[error("{0}")]
+    Budget(BudgetStop),
     #[error(transparent)]
     Schedule(#[from] ScheduleError),
 }

@@ -29,8 +29,9 @@ use crate::webmcp::steps::{
 };
 use crate::webmcp::{ModelContextKey, WebmcpState};
 
-/// How many units `run` may take before it gives up on reaching quiescence.
-pub const UNIT_BUDGET: u64 = 1_000_000;
+/// How many units `run` may take before it gives up on reaching quiescence, by default
+/// (`--max-units`).
+pub const UNIT_BUDGET: u64 = crate::host::budget::Budgets::DEFAULT.max_units;
 
 /// The simulated world.
 #[derive(Clone)]
@@ -104,6 +105,22 @@ impl World {
     /// Turns the step trace on or off (coverage and findings are always recorded).
     pub fn set_tracing(&mut self, on: bool) {
         self.trace.enabled = on;
+        // What the trace compares from now on is what the journals say changed; at first,
+        // everything.
+        self.host.journal = crate::host::Journal {
+            enabled: on,
+            everything: on,
+            ..Default::default()
+        };
+        self.webmcp.journal = crate::webmcp::Journal {
+            enabled: on,
+            ..Default::default()
+        };
+        if on {
+            self.webmcp.journal.waiters = self.webmcp.waiters.keys().collect();
+            self.webmcp.journal.observations = self.webmcp.observations.keys().collect();
+            self.host.journal.promises = self.host.promises.keys().collect();
+        }
     }
 
     pub fn coverage(&self) -> &Coverage {
@@ -159,22 +176,50 @@ impl World {
 
     /// Runs one unit of work (chosen by the schedule when there is a choice); when nothing can
     /// run, the virtual clock first jumps to the next timer. Returns false when nothing ran.
+    /// Once a budget is spent (see `host::budget`), every step is that error.
     pub fn step(&mut self) -> Result<bool, RunError> {
         self.step_within(Some(u64::MAX))
     }
 
+    /// The error of a spent budget, if one is.
+    pub fn budget_error(&self) -> Result<(), RunError> {
+        match self.host.budget_stop() {
+            Some(stop) => Err(RunError::Budget(stop.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Stops the run: `units` units ran and the world is still not idle.
+    pub fn stop_for_units(&mut self, units: u64) -> RunError {
+        use crate::host::budget::{Budget, BudgetStop};
+        let time = self.host.now;
+        self.host.at_statement(0);
+        self.host.stop(Budget::Units { units, time });
+        RunError::Budget(self.host.budget_stop().cloned().unwrap_or(BudgetStop {
+            budget: Budget::Units { units, time },
+            line: None,
+        }))
+    }
+
     /// As [`World::step`], letting the clock jump no further than `limit` (`None`: not at all).
     fn step_within(&mut self, limit: Option<u64>) -> Result<bool, RunError> {
-        let candidates = self.next_candidates(limit);
-        let (index, choice) = match candidates.len() {
-            0 => return Ok(false),
-            1 => (0, None),
+        self.budget_error()?;
+        let Some((first, width)) = self.next_candidate(limit) else {
+            return Ok(false);
+        };
+        let (unit, choice) = match width {
+            1 => (first, None),
             n => {
                 let note = self.choose(n, None)?;
-                (note.taken, Some(note))
+                let unit = match note.taken {
+                    0 => first,
+                    i => self.candidates().get(i).copied().unwrap_or(first),
+                };
+                (unit, Some(note))
             }
         };
-        self.run_unit(candidates[index], choice);
+        self.run_unit(unit, choice);
+        self.budget_error()?;
         Ok(true)
     }
 
@@ -185,6 +230,7 @@ impl World {
             self.note_changes();
         }
         self.host.unit += 1;
+        self.host.begin_unit();
         if self.trace.enabled {
             let what = self.describe_unit(unit);
             let place = self.place_of(candidate);
@@ -198,6 +244,18 @@ impl World {
         }
         EventLoops::run_unit(self, unit);
         self.note_changes();
+        self.check_trace_budget();
+    }
+
+    /// A trace past its budget stops the run (see `host::budget`).
+    fn check_trace_budget(&mut self) {
+        if self.trace.enabled
+            && self.trace.entries.len() as u64 > self.host.budgets.max_trace_entries
+        {
+            self.host.at_statement(0);
+            let max = self.host.budgets.max_trace_entries;
+            self.host.stop(crate::host::budget::Budget::Trace(max));
+        }
     }
 
     /// Where a unit runs, for the trace.
@@ -273,12 +331,17 @@ impl World {
 
     fn run_bounded(&mut self, limit: Option<u64>) -> Result<(), RunError> {
         let start = self.host.unit;
+        self.host.begin_line();
+        let done = self.run_bounded_line(start, limit);
+        self.host.end_line();
+        done
+    }
+
+    fn run_bounded_line(&mut self, start: u64, limit: Option<u64>) -> Result<(), RunError> {
         while self.step_within(limit)? {
-            if self.host.unit - start >= UNIT_BUDGET {
-                return Err(RunError::Budget {
-                    units: UNIT_BUDGET,
-                    time: self.host.now,
-                });
+            let units = self.host.unit - start;
+            if units >= self.host.budgets.max_units {
+                return Err(self.stop_for_units(units));
             }
         }
         Ok(())
@@ -424,6 +487,7 @@ impl Host for World {
     }
 
     fn document_destroyed(&mut self, doc: DocumentKey) {
+        self.host.journal.document(doc);
         self.settle_promises_of_destroyed_realm(doc);
     }
 
@@ -432,10 +496,17 @@ impl Host for World {
     }
 
     fn tree_changed(&mut self, traversable: NavigableKey) {
+        // Which documents are fully active may have changed anywhere (a document in the
+        // back/forward cache is in no tree): the trace looks at every one.
+        if self.host.journal.enabled {
+            self.host.journal.everything = true;
+            self.host.journal.documents.clear();
+        }
         self.recount_not_ready(traversable);
     }
 
     fn document_added(&mut self, traversable: NavigableKey, doc: DocumentKey) {
+        self.host.journal.document(doc);
         self.count_added_document(traversable, doc);
     }
 

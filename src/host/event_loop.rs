@@ -10,7 +10,7 @@
 //! active is not runnable (and is discarded when its document is destroyed); a microtask
 //! checkpoint drains an event loop's microtasks before it runs another task.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 use serde::Serialize;
 
@@ -211,9 +211,9 @@ impl<U: Upper> HostState<U> {
         self.is_fully_active(task.document)
     }
 
-    /// Every unit that may run now, oldest first.
-    pub fn candidates(&self) -> Vec<Candidate> {
-        let mut out = Vec::new();
+    /// The units of the event loops that may run now: an event loop's first microtask, or else
+    /// the first runnable task of each of its task sources.
+    fn loop_candidates(&self, out: &mut Vec<Candidate>) {
         for &l in &self.busy_loops {
             let el = &self.event_loops[l];
             // An event loop with microtasks runs them before any other task.
@@ -242,20 +242,16 @@ impl<U: Upper> HostState<U> {
                 }
             }
         }
-        for (key, q) in &self.parallel_queues {
-            let seq = match q.state {
-                // A queue in a "wait until" runs again once its wait has ended.
-                QueueState::Waiting => None,
-                QueueState::Woken { seq } => Some(seq),
-                QueueState::Ready => q.steps.front().map(|s| s.seq),
-            };
-            if let Some(seq) = seq {
-                out.push(Candidate {
-                    seq,
-                    unit: UnitRef::Parallel(key),
-                });
-            }
-        }
+    }
+
+    /// Every unit that may run now, oldest first.
+    pub fn candidates(&self) -> Vec<Candidate> {
+        let mut out = Vec::new();
+        self.loop_candidates(&mut out);
+        out.extend(self.ready_parallel.iter().map(|&(seq, key)| Candidate {
+            seq,
+            unit: UnitRef::Parallel(key),
+        }));
         for &(due, seq, key) in &self.timer_index {
             if due > self.now {
                 break;
@@ -283,6 +279,77 @@ impl<U: Upper> HostState<U> {
             }
             _ => candidates,
         }
+    }
+
+    /// What [`HostState::next_candidates`] gives, as its first candidate (the oldest) and how
+    /// many there are, without listing them: the cost of a step in the default order does
+    /// not grow with the number of units that could run (ten thousand registrations' parallel
+    /// steps, timers all due at once).
+    pub fn next_candidate(&mut self, limit: Option<u64>) -> Option<(Candidate, usize)> {
+        if let Some(first) = self.first_candidate() {
+            return Some(first);
+        }
+        match (limit, self.timer_index.first()) {
+            (Some(limit), Some(&(due, _, _))) if due <= limit => {
+                self.now = self.now.max(due);
+                self.first_candidate()
+            }
+            _ => None,
+        }
+    }
+
+    fn first_candidate(&mut self) -> Option<(Candidate, usize)> {
+        self.catch_up_due_timers();
+        let mut loops = Vec::new();
+        self.loop_candidates(&mut loops);
+        let parallel = self.ready_parallel.first().map(|&(seq, key)| Candidate {
+            seq,
+            unit: UnitRef::Parallel(key),
+        });
+        let timer = self.due_timers.first().map(|&(seq, key)| Candidate {
+            seq,
+            unit: UnitRef::Timer(key),
+        });
+        let width = loops.len() + self.ready_parallel.len() + self.due_timers.len();
+        let first = loops
+            .into_iter()
+            .chain(parallel)
+            .chain(timer)
+            .min_by_key(|c| c.seq)?;
+        Some((first, width))
+    }
+
+    /// Where the scheduler's indexes disagree with the queues and timers they index (an
+    /// invariant the explorer checks after every unit).
+    pub fn scheduler_index_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let ready: BTreeSet<(u64, ParallelQueueKey)> = self
+            .parallel_queues
+            .iter()
+            .filter_map(|(k, q)| Some((q.next_unit()?, k)))
+            .collect();
+        if ready != *self.ready_parallel {
+            problems.push(format!(
+                "the index of runnable parallel queues holds {:?}, the queues say {:?}",
+                self.ready_parallel.iter().collect::<Vec<_>>(),
+                ready
+            ));
+        }
+        let due: BTreeSet<(u64, TimerKey)> = self
+            .timer_index
+            .iter()
+            .filter(|(due, _, _)| *due <= self.due_until)
+            .map(|&(_, seq, key)| (seq, key))
+            .collect();
+        if due != *self.due_timers {
+            problems.push(format!(
+                "the index of timers due by {} ms holds {} timers, the timers say {}",
+                self.due_until,
+                self.due_timers.len(),
+                due.len()
+            ));
+        }
+        problems
     }
 
     /// Whether any unit is queued or any timer pending.

@@ -67,7 +67,7 @@ impl Event {
         for (name, value) in &self.attributes {
             props.push((name.to_string(), value.clone()));
         }
-        Value::Object(props)
+        Value::object(props)
     }
 }
 

@@ -20,6 +20,7 @@
 //!   folder imports a layer above it; a test in `spec-tests/layers.rs` checks it.
 
 pub mod abort;
+pub mod budget;
 pub mod callback;
 pub mod event_loop;
 pub mod events;
@@ -44,6 +45,7 @@ use std::ops::DerefMut;
 use thiserror::Error;
 
 use abort::AbortSignal;
+use budget::{BudgetStop, Budgets, Interrupt, Spent};
 use callback::Callback;
 use event_loop::EventLoop;
 use events::Listener;
@@ -126,6 +128,9 @@ pub struct HostState<U: Upper> {
     /// scheduler: footprints do not note it).
     pub(crate) busy_loops: Shared<BTreeSet<EventLoopKey>>,
     pub(crate) parallel_queues: Arena<ParallelQueueKey, ParallelQueue<U>>,
+    /// The parallel queues whose next step may run, by its sequence number: an index of the
+    /// queues, for the scheduler (footprints do not note it).
+    pub(crate) ready_parallel: Shared<BTreeSet<(u64, ParallelQueueKey)>>,
     pub(crate) promises: Arena<PromiseKey, Promise<U>>,
     pub(crate) promise_labels: Shared<BTreeMap<PromiseKey, String>>,
     /// How many promises were made (it numbers them: a unit that makes one reads and writes it).
@@ -138,6 +143,10 @@ pub struct HostState<U: Upper> {
     /// Timers ordered by (due time, sequence number): an index of the timers, for the
     /// scheduler (footprints do not note it).
     pub(crate) timer_index: Shared<BTreeSet<(u64, u64, TimerKey)>>,
+    /// The timers of `timer_index` due by `due_until`, by sequence number: the scheduler's
+    /// index of the timers that may expire (footprints do not note it).
+    pub(crate) due_timers: Shared<BTreeSet<(u64, TimerKey)>>,
+    pub(crate) due_until: u64,
     /// The virtual clock, in milliseconds.
     pub(crate) now: u64,
     /// The last sequence number given to a unit of work (it orders them).
@@ -150,6 +159,38 @@ pub struct HostState<U: Upper> {
     pub(crate) script_depth: u32,
     /// How many opaque origins were made (it numbers them).
     pub(crate) next_opaque: Shared<u32>,
+    /// The run's budgets (see [`budget`]): not part of the state, and never read by an
+    /// algorithm.
+    pub budgets: Budgets,
+    pub(crate) spent: Spent,
+    /// Why the run stopped, once a budget is spent.
+    pub(crate) stopped: Option<BudgetStop>,
+    pub(crate) interrupt: Option<Interrupt>,
+    /// What changed that a trace's marks show, while a trace is on.
+    pub(crate) journal: Journal,
+}
+
+/// What changed since a trace last looked (see `engine::marks`): kept only while a trace is
+/// on, so that what the trace compares after each unit is what the unit changed, not the
+/// whole world.
+#[derive(Clone, Debug, Default)]
+pub struct Journal {
+    pub enabled: bool,
+    /// Every document may have changed (a tree changed, or the trace was just turned on).
+    pub everything: bool,
+    /// Documents made, or whose tools-ready changed.
+    pub documents: Vec<DocumentKey>,
+    /// Promises settled.
+    pub promises: Vec<PromiseKey>,
+}
+
+impl Journal {
+    /// Notes a document that changed.
+    pub fn document(&mut self, doc: DocumentKey) {
+        if self.enabled && !self.everything {
+            self.documents.push(doc);
+        }
+    }
 }
 
 impl<U: Upper> Default for HostState<U> {
@@ -162,6 +203,7 @@ impl<U: Upper> Default for HostState<U> {
             agent_event_loops: Shared::default(),
             busy_loops: Shared::untracked(BTreeSet::new()),
             parallel_queues: Arena::new(),
+            ready_parallel: Shared::untracked(BTreeSet::new()),
             promises: Arena::new(),
             promise_labels: Shared::default(),
             promise_count: Shared::new(0),
@@ -171,12 +213,19 @@ impl<U: Upper> Default for HostState<U> {
             listeners: Arena::new(),
             timers: Arena::new(),
             timer_index: Shared::untracked(BTreeSet::new()),
+            due_timers: Shared::untracked(BTreeSet::new()),
+            due_until: 0,
             now: 0,
             seq: 0,
             unit: 0,
             running: Running::Harness,
             script_depth: 0,
             next_opaque: Shared::new(0),
+            budgets: Budgets::default(),
+            spent: Spent::default(),
+            stopped: None,
+            interrupt: None,
+            journal: Journal::default(),
         }
     }
 }

@@ -78,7 +78,46 @@ pub struct ParallelQueue<U: Upper> {
     pub persistent: bool,
 }
 
+impl<U: Upper> ParallelQueue<U> {
+    /// The sequence number of the queue's next unit, if it may run: a queue in a "wait until"
+    /// runs again once its wait has ended.
+    pub(crate) fn next_unit(&self) -> Option<u64> {
+        match self.state {
+            QueueState::Waiting => None,
+            QueueState::Woken { seq } => Some(seq),
+            QueueState::Ready => self.steps.front().map(|s| s.seq),
+        }
+    }
+}
+
 impl<U: Upper> HostState<U> {
+    /// Where `queue` stands in the index of queues that may run, after a change: `before` is
+    /// where it stood (see [`ParallelQueue::next_unit`]).
+    pub(crate) fn reindex_parallel(&mut self, queue: ParallelQueueKey, before: Option<u64>) {
+        let after = super::shared::footprint::untracked(|| {
+            self.parallel_queues
+                .get(queue)
+                .and_then(ParallelQueue::next_unit)
+        });
+        if before != after {
+            if let Some(seq) = before {
+                self.ready_parallel.remove(&(seq, queue));
+            }
+            if let Some(seq) = after {
+                self.ready_parallel.insert((seq, queue));
+            }
+        }
+    }
+
+    /// Where `queue` stands in the index now.
+    pub(crate) fn indexed_parallel(&self, queue: ParallelQueueKey) -> Option<u64> {
+        super::shared::footprint::untracked(|| {
+            self.parallel_queues
+                .get(queue)
+                .and_then(ParallelQueue::next_unit)
+        })
+    }
+
     /// <https://html.spec.whatwg.org/multipage/infrastructure.html#starting-a-new-parallel-queue>
     /// that lives as long as the user agent.
     pub fn start_a_new_parallel_queue(&mut self, label: &str) -> ParallelQueueKey {
@@ -117,21 +156,25 @@ impl<U: Upper> HostState<U> {
         kind: ParallelStepKind<U>,
     ) {
         let seq = self.next_seq();
+        let before = self.indexed_parallel(queue);
         self.parallel_queues[queue]
             .steps
             .push_back(ParallelStep { seq, kind });
+        self.reindex_parallel(queue, before);
     }
 
     /// The running step of `queue` waits until a condition of the specification's holds;
     /// `then` is what the queue does once the wait has ended (see [`HostState::wake`]).
     pub(crate) fn wait_until(&mut self, queue: ParallelQueueKey, then: U::Parallel) {
         let seq = self.next_seq();
+        let before = self.indexed_parallel(queue);
         let q = &mut self.parallel_queues[queue];
         q.state = QueueState::Waiting;
         q.steps.push_front(ParallelStep {
             seq,
             kind: ParallelStepKind::Webmcp(then),
         });
+        self.reindex_parallel(queue, before);
     }
 
     /// Takes the steps of `queue` that `which` picks out of it, unrun; returns how many.
@@ -140,17 +183,22 @@ impl<U: Upper> HostState<U> {
         queue: ParallelQueueKey,
         which: impl Fn(&ParallelStepKind<U>) -> bool,
     ) -> usize {
+        let indexed = self.indexed_parallel(queue);
         let q = &mut self.parallel_queues[queue];
         let before = q.steps.len();
         q.steps.retain(|s| !which(&s.kind));
-        before - q.steps.len()
+        let removed = before - q.steps.len();
+        self.reindex_parallel(queue, indexed);
+        removed
     }
 
     /// A queue blocked in a "wait until" stops waiting without the wait's steps: the caller
     /// has taken them off it (see [`HostState::remove_parallel_steps`]).
     pub(crate) fn stop_waiting(&mut self, queue: ParallelQueueKey) {
         if self.parallel_queues[queue].state != QueueState::Ready {
+            let before = self.indexed_parallel(queue);
             self.parallel_queues[queue].state = QueueState::Ready;
+            self.reindex_parallel(queue, before);
         }
     }
 
@@ -158,7 +206,9 @@ impl<U: Upper> HostState<U> {
     pub(crate) fn wake(&mut self, queue: ParallelQueueKey) {
         if self.parallel_queues[queue].state == QueueState::Waiting {
             let seq = self.next_seq();
+            let before = self.indexed_parallel(queue);
             self.parallel_queues[queue].state = QueueState::Woken { seq };
+            self.reindex_parallel(queue, before);
         }
     }
 }
@@ -189,10 +239,13 @@ pub trait ParallelQueues: Host {
 
     /// Runs a queue's next step (a woken queue first leaves its wait).
     fn run_parallel_queue(&mut self, q: ParallelQueueKey) {
+        let indexed = self.indexed_parallel(q);
         if matches!(self.parallel_queues[q].state, QueueState::Woken { .. }) {
             self.parallel_queues[q].state = QueueState::Ready;
         }
-        if let Some(step) = self.parallel_queues[q].steps.pop_front() {
+        let step = self.parallel_queues[q].steps.pop_front();
+        self.reindex_parallel(q, indexed);
+        if let Some(step) = step {
             match step.kind {
                 ParallelStepKind::QueueGlobalTask {
                     document,

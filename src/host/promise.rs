@@ -254,6 +254,9 @@ impl<U: Upper> HostState<U> {
         };
         p.state = state;
         let reactions = std::mem::take(&mut p.reactions);
+        if self.journal.enabled {
+            self.journal.promises.push(promise);
+        }
         for reaction in reactions {
             self.queue_reaction_job(reaction, fulfilled, argument.clone());
         }

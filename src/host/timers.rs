@@ -2,6 +2,8 @@
 //!
 //! <https://html.spec.whatwg.org/multipage/timers-and-user-prompts.html#timers>
 
+use std::collections::BTreeSet;
+
 use super::callback::Callback;
 use super::event_loop::{EventLoops, TaskAction, TaskSource};
 use super::keys::{DocumentKey, ResolverKey, TimerKey};
@@ -72,8 +74,53 @@ impl<U: Upper> HostState<U> {
             kind,
             paused: None,
         });
-        self.timer_index.insert((due, seq, key));
+        self.index_timer(due, seq, key);
         key
+    }
+
+    /// Adds a counting timer to the scheduler's indexes.
+    fn index_timer(&mut self, due: u64, seq: u64, key: TimerKey) {
+        self.timer_index.insert((due, seq, key));
+        if due <= self.due_until {
+            self.due_timers.insert((seq, key));
+        }
+    }
+
+    /// Takes a timer out of the scheduler's indexes.
+    fn unindex_timer(&mut self, due: u64, seq: u64, key: TimerKey) {
+        self.timer_index.remove(&(due, seq, key));
+        if due <= self.due_until {
+            self.due_timers.remove(&(seq, key));
+        }
+    }
+
+    /// Brings the index of timers due up to the clock: each timer enters it once, when the
+    /// clock reaches it.
+    pub(crate) fn catch_up_due_timers(&mut self) {
+        let now = self.now;
+        if now == self.due_until {
+            return;
+        }
+        if now < self.due_until {
+            // The clock went back (only a test sets it so): the index is made again.
+            let due: BTreeSet<(u64, TimerKey)> = self
+                .timer_index
+                .iter()
+                .take_while(|(due, _, _)| *due <= now)
+                .map(|&(_, seq, key)| (seq, key))
+                .collect();
+            *self.due_timers = due;
+        } else {
+            let from = (self.due_until + 1, 0, TimerKey::default());
+            let newly: Vec<(u64, TimerKey)> = self
+                .timer_index
+                .range(from..)
+                .take_while(|(due, _, _)| *due <= now)
+                .map(|&(_, seq, key)| (seq, key))
+                .collect();
+            self.due_timers.extend(newly);
+        }
+        self.due_until = now;
     }
 
     /// HTML's "run steps after a timeout" waits until the document has been fully active for
@@ -103,10 +150,10 @@ impl<U: Upper> HostState<U> {
                 let remaining = t.paused.take().unwrap_or(0);
                 t.due = now.saturating_add(remaining);
                 let due = t.due;
-                self.timer_index.insert((due, seq, key));
+                self.index_timer(due, seq, key);
             } else {
                 t.paused = Some(due.saturating_sub(now));
-                self.timer_index.remove(&(due, seq, key));
+                self.unindex_timer(due, seq, key);
             }
         }
     }
@@ -114,7 +161,7 @@ impl<U: Upper> HostState<U> {
     pub(crate) fn remove_timer(&mut self, key: TimerKey) {
         if let Some(t) = self.timers.remove(key) {
             if t.paused.is_none() {
-                self.timer_index.remove(&(t.due, t.seq, key));
+                self.unindex_timer(t.due, t.seq, key);
             }
         }
     }

@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
+use std::ops::{Deref, DerefMut};
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
@@ -97,6 +99,148 @@ pub enum Unserializable {
     ToJsonUndefined,
 }
 
+/// How deep arrays and objects may nest in one value: every walk of a value (its size, hash,
+/// JSON, comparison, and dropping it) recurses, so its depth is bounded, as the parser bounds
+/// the nesting of what a file writes.
+pub const MAX_VALUE_DEPTH: u32 = 128;
+
+/// The elements of an array or the properties of an object. A value that holds another holds
+/// it by reference, as JavaScript does: `a = [a, a]` makes one array of two references to the
+/// old one, never a copy of it. Values here have no identity a script can observe (nothing
+/// changes an array in place), so the members are shared until something changes them
+/// (`DerefMut` copies them first if another value still holds them). Each keeps its size, depth
+/// and hash once computed: walking a value that shares its parts costs what it holds, not what
+/// it would be written out as.
+pub struct Members<T>(Arc<MembersInner<T>>);
+
+struct MembersInner<T> {
+    items: Vec<T>,
+    /// (size, depth), once computed (see [`Value::size`]).
+    measure: OnceLock<(u64, u32)>,
+    /// The state hash of the items, once computed.
+    hash: OnceLock<u64>,
+}
+
+impl<T: Clone> Clone for MembersInner<T> {
+    fn clone(&self) -> Self {
+        MembersInner {
+            items: self.items.clone(),
+            measure: OnceLock::new(),
+            hash: OnceLock::new(),
+        }
+    }
+}
+
+impl<T> Members<T> {
+    pub fn new(items: Vec<T>) -> Members<T> {
+        Members(Arc::new(MembersInner {
+            items,
+            measure: OnceLock::new(),
+            hash: OnceLock::new(),
+        }))
+    }
+
+    /// Whether two values hold the very same members (not only equal ones).
+    pub fn same(&self, other: &Members<T>) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T> Clone for Members<T> {
+    fn clone(&self) -> Self {
+        Members(Arc::clone(&self.0))
+    }
+}
+
+impl<T> Deref for Members<T> {
+    type Target = Vec<T>;
+    fn deref(&self) -> &Vec<T> {
+        &self.0.items
+    }
+}
+
+impl<T: Clone> DerefMut for Members<T> {
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        let inner = Arc::make_mut(&mut self.0);
+        inner.measure = OnceLock::new();
+        inner.hash = OnceLock::new();
+        &mut inner.items
+    }
+}
+
+impl<T> From<Vec<T>> for Members<T> {
+    fn from(items: Vec<T>) -> Self {
+        Members::new(items)
+    }
+}
+
+impl<T> FromIterator<T> for Members<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        Members::new(iter.into_iter().collect())
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Members<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.items.iter()
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Members<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.items.fmt(f)
+    }
+}
+
+impl<T: PartialEq> PartialEq for Members<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.same(other) || self.0.items == other.0.items
+    }
+}
+
+impl<T: Eq> Eq for Members<T> {}
+
+/// Members hash as the hash of their items, computed once.
+impl<T: Hash> Hash for Members<T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let h = *self
+            .0
+            .hash
+            .get_or_init(|| super::shared::value_hash(&self.0.items));
+        state.write_u64(h);
+    }
+}
+
+/// A member's share of its holder's size.
+trait Measured {
+    /// (size, depth) of the member.
+    fn measure(&self) -> (u64, u32);
+}
+
+impl Measured for Value {
+    fn measure(&self) -> (u64, u32) {
+        (self.size(), self.depth())
+    }
+}
+
+impl Measured for (String, Value) {
+    fn measure(&self) -> (u64, u32) {
+        (self.0.len() as u64 + self.1.size(), self.1.depth())
+    }
+}
+
+/// (size, depth) of an array or object, computed once.
+fn measured<T: Measured>(members: &Members<T>) -> (u64, u32) {
+    *members.0.measure.get_or_init(|| {
+        members.0.items.iter().fold((1, 1), |(size, depth), item| {
+            let (s, d) = item.measure();
+            (size.saturating_add(s), depth.max(d.saturating_add(1)))
+        })
+    })
+}
+
 /// A JavaScript value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
@@ -105,9 +249,9 @@ pub enum Value {
     Bool(bool),
     Number(Number),
     String(String),
-    Array(Vec<Value>),
+    Array(Members<Value>),
     /// A plain object, its properties in creation order.
-    Object(Vec<(String, Value)>),
+    Object(Members<(String, Value)>),
     Promise(PromiseKey),
     Thenable(ThenableKey),
     /// A `Window` (or its `Document`: scenarios name both by the document).
@@ -132,6 +276,50 @@ impl Value {
 
     pub fn error(e: ErrorValue) -> Value {
         Value::Error(Box::new(e))
+    }
+
+    /// An array of these elements.
+    pub fn array(items: Vec<Value>) -> Value {
+        Value::Array(Members::new(items))
+    }
+
+    /// A plain object with these properties, in this order.
+    pub fn object(props: Vec<(String, Value)>) -> Value {
+        Value::Object(Members::new(props))
+    }
+
+    /// The value's size, what the value-size budget counts: a byte of a string (or of a
+    /// property's name, or of an error's name and message), and every value in it, count one
+    /// each, and a value held twice counts twice (as `JSON.stringify` would write it out).
+    /// Computed once per array or object, from its members' sizes: cheap however large the
+    /// value it describes.
+    pub fn size(&self) -> u64 {
+        match self {
+            Value::String(s) => 1 + s.len() as u64,
+            Value::Array(items) => measured(items).0,
+            Value::Object(props) => measured(props).0,
+            Value::Error(e) => 1 + (e.name.len() + e.message.len()) as u64,
+            _ => 1,
+        }
+    }
+
+    /// Whether two values are the very same array or object (not only equal ones).
+    pub fn same(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Array(a), Value::Array(b)) => a.same(b),
+            (Value::Object(a), Value::Object(b)) => a.same(b),
+            _ => false,
+        }
+    }
+
+    /// How deep arrays and objects nest in it: 0 for a primitive, 1 for an array of
+    /// primitives.
+    pub fn depth(&self) -> u32 {
+        match self {
+            Value::Array(items) => measured(items).1,
+            Value::Object(props) => measured(props).1,
+            _ => 0,
+        }
     }
 
     /// ECMAScript's ToString, as a template literal's substitution applies it. An object is
@@ -432,13 +620,13 @@ mod tests {
 
     #[test]
     fn json_strings_follow_json_stringify() {
-        let v = Value::Object(vec![
+        let v = Value::object(vec![
             ("status".into(), Value::string("resolved")),
             ("n".into(), Value::number(5.0)),
             ("skip".into(), Value::Undefined),
             (
                 "a".into(),
-                Value::Array(vec![Value::Undefined, Value::number(0.5)]),
+                Value::array(vec![Value::Undefined, Value::number(0.5)]),
             ),
         ]);
         assert_eq!(

@@ -1,49 +1,77 @@
 //! A subtest's step trace, as `webmcp-ref trace` prints it: read like a log (human), or one
-//! JSON object a line between a header and the subtest's result (JSON lines).
+//! JSON object a line between a header and the subtest's result (JSON lines). Each is written
+//! entry by entry to the output, never held whole as one text.
 
-use std::fmt::Write as _;
+use std::io::{self, Write};
 
 use serde_json::json;
 
 use crate::scenario::SubtestResult;
+use crate::text::escape::{cut, READABLE_CHARS};
 
 /// The trace of one subtest run under `profile`, with the schedule that produced it, its
 /// result, and each expectation that failed.
 pub fn human(path: &str, sub: &SubtestResult, profile: &str) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "== {path} :: {:?} [{profile}] ==", sub.name);
-    let _ = writeln!(
+    let mut out = Vec::new();
+    let _ = write_human(&mut out, path, sub, profile);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`human`], written to `out` as it goes.
+pub fn write_human(
+    out: &mut impl Write,
+    path: &str,
+    sub: &SubtestResult,
+    profile: &str,
+) -> io::Result<()> {
+    writeln!(out, "== {path} :: {:?} [{profile}] ==", sub.name)?;
+    writeln!(
         out,
         "schedule: {}  ({} choice points, {} units, {} ms virtual)",
         sub.schedule, sub.choice_points, sub.units, sub.time
-    );
+    )?;
     for e in sub.trace.iter().filter(|e| e.is_printed()) {
-        let _ = writeln!(out, "{e}");
+        writeln!(out, "{e}")?;
     }
-    let _ = writeln!(out, "result: {:?}", sub.status);
+    writeln!(out, "result: {:?}", sub.status)?;
+    // A value too long to read is cut here; `--format jsonl` has it whole.
     for e in sub.expectations.iter().filter(|e| !e.passed) {
-        let _ = writeln!(
+        writeln!(
             out,
             "  {path}:{}: {}\n    expected: {}\n    actual:   {}",
-            e.line, e.text, e.expected, e.actual
-        );
+            e.line,
+            e.text,
+            cut(&e.expected, READABLE_CHARS),
+            cut(&e.actual, READABLE_CHARS)
+        )?;
     }
     for m in &sub.messages {
-        let _ = writeln!(out, "  {m}");
+        writeln!(out, "  {}", cut(m, 2000))?;
     }
-    out.push('\n');
-    out
+    writeln!(out)
 }
 
 /// The same as JSON lines: a `subtest` header, one object per trace entry, and a `result`.
 pub fn jsonl(path: &str, sub: &SubtestResult, profile: &str) -> Result<String, serde_json::Error> {
-    let mut out = String::new();
+    let mut out = Vec::new();
+    write_jsonl(&mut out, path, sub, profile)?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// [`jsonl`], written to `out` as it goes.
+pub fn write_jsonl(
+    out: &mut impl Write,
+    path: &str,
+    sub: &SubtestResult,
+    profile: &str,
+) -> Result<(), serde_json::Error> {
     let header = json!({"kind": "subtest", "file": path, "subtest": sub.name, "profile": profile, "schedule": sub.schedule});
-    let _ = writeln!(out, "{header}");
+    writeln!(out, "{header}").map_err(serde_json::Error::io)?;
     for e in sub.trace.iter().filter(|e| e.is_printed()) {
-        let _ = writeln!(out, "{}", serde_json::to_string(e)?);
+        serde_json::to_writer(&mut *out, e)?;
+        writeln!(out).map_err(serde_json::Error::io)?;
     }
     let footer = json!({"kind": "result", "status": sub.status, "messages": sub.messages, "expectations": sub.expectations});
-    let _ = writeln!(out, "{footer}");
-    Ok(out)
+    writeln!(out, "{footer}").map_err(serde_json::Error::io)?;
+    Ok(())
 }

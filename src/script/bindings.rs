@@ -466,22 +466,48 @@ pub fn call_method<W: ScriptHost>(
     }
 }
 
-/// `target[index]`: an array's element, an array's element with that `name`, an object's
-/// property; `None` when the value cannot be indexed so.
+/// `target[index]`, as JavaScript reads it: the index is a property key (ToPropertyKey), so
+/// an array's element is read by an array index, a whole number from 0 written as a number or
+/// as its canonical string (`a[1]`, `a["1"]`), and any other number names no element (`a[-1]`
+/// and `a[1.5]` are `undefined`); an object's property by its key (`o[1]` is `o["1"]`). Beyond
+/// JavaScript, an array indexed by any other string finds the element with that `name`
+/// (`tools["search"]`). `None` when the value cannot be indexed so (the page script does not
+/// model indexing strings or platform objects).
 pub fn index(target: &Value, index: &Value) -> Option<Value> {
     Some(match (target, index) {
-        (Value::Array(items), Value::Number(n)) => {
-            items.get(n.0 as usize).cloned().unwrap_or(Value::Undefined)
-        }
-        // An array indexed by a string finds the element with that `name`.
-        (Value::Array(items), Value::String(s)) => items
-            .iter()
-            .find(|i| i.get("name") == Some(&Value::String(s.clone())))
+        (Value::Array(items), Value::Number(n)) => array_index(n.0)
+            .and_then(|i| items.get(i).cloned())
+            .unwrap_or(Value::Undefined),
+        (Value::Array(items), Value::String(s)) => match canonical_array_index(s) {
+            Some(i) => items.get(i).cloned().unwrap_or(Value::Undefined),
+            // An array indexed by a string finds the element with that `name`.
+            None => items
+                .iter()
+                .find(|i| matches!(i.get("name"), Some(Value::String(n)) if n == s))
+                .cloned()
+                .unwrap_or(Value::Undefined),
+        },
+        (Value::Object(_), Value::String(s)) => target.get(s).cloned().unwrap_or(Value::Undefined),
+        (Value::Object(_), Value::Number(n)) => target
+            .get(&crate::host::value::number_to_js_string(n.0))
             .cloned()
             .unwrap_or(Value::Undefined),
-        (Value::Object(_), Value::String(s)) => target.get(s).cloned().unwrap_or(Value::Undefined),
         _ => return None,
     })
+}
+
+/// ECMAScript's array index: a whole number from 0 to 2^32 - 2.
+fn array_index(n: f64) -> Option<usize> {
+    (n >= 0.0 && n.fract() == 0.0 && n < 4_294_967_295.0).then_some(n as usize)
+}
+
+/// A string that is an array index's canonical form (`"0"`, `"12"`; not `"012"`, `"1.0"`).
+fn canonical_array_index(s: &str) -> Option<usize> {
+    let canonical = s == "0" || (!s.starts_with('0') && s.bytes().all(|b| b.is_ascii_digit()));
+    if !canonical || s.is_empty() || s.len() > 10 {
+        return None;
+    }
+    array_index(s.parse::<f64>().ok()?)
 }
 
 /// What a global builds when it only builds a value, with no effect on the world (an error,

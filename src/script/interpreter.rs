@@ -8,6 +8,7 @@ use super::bindings::{self, type_error};
 use super::code::Code;
 use super::syntax::ParseError;
 use super::{ScriptHost, UncaughtError};
+use crate::host::budget::Stopped;
 use crate::host::callback::Callback;
 use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
 use crate::host::events::{EventTargetRef, Events};
@@ -134,6 +135,10 @@ pub trait Interpreter: ScriptHost {
 
     /// Runs a block from its current statement until it ends or awaits.
     fn run_frame(&mut self, mut frame: Frame) {
+        // Once a budget is spent, no script runs (see `host::budget`).
+        if self.is_stopped() {
+            return;
+        }
         // A script that calls back into script (an event dispatched from a listener) nests
         // on the stack: past a bound it throws, as a JavaScript engine's stack overflow does.
         if self.script_depth >= MAX_SCRIPT_DEPTH {
@@ -149,18 +154,26 @@ pub trait Interpreter: ScriptHost {
         }
         self.script_depth += 1;
         let mut line = frame.block.line;
+        let block = frame.block.clone();
         let flow = loop {
-            let Some(stmt) = frame.block.stmts.get(frame.pc).cloned() else {
+            let Some(stmt) = block.stmts.get(frame.pc) else {
                 break Flow::Return(Value::Undefined);
             };
             frame.pc += 1;
             line = stmt.line;
-            match self.exec(&mut frame, &stmt) {
+            self.at_statement(line);
+            if self.spend(1).is_err() {
+                break Flow::Suspend;
+            }
+            match self.exec(&mut frame, stmt) {
                 Flow::Next => continue,
                 other => break other,
             }
         };
         self.script_depth -= 1;
+        if self.is_stopped() {
+            return;
+        }
         match flow {
             Flow::Next | Flow::Suspend => {}
             Flow::Return(v) => {
@@ -209,6 +222,7 @@ pub trait Interpreter: ScriptHost {
     ///
     /// <https://webidl.spec.whatwg.org/#invoke-a-callback-function>
     fn invoke_callback(&mut self, function: &Function, params: Vec<(String, Value)>) -> Completion {
+        pay(self.spend(1))?;
         let mut locals = function.captured.clone();
         locals.extend(params);
         let frame = Frame {
@@ -284,6 +298,11 @@ pub trait Interpreter: ScriptHost {
                         }
                     }
                 }
+                let made = Value::String(text);
+                pay(self.made(&made, made.size()))?;
+                let Value::String(text) = made else {
+                    return Ok(Flow::Next);
+                };
                 self.log_line(frame.realm, text);
                 Ok(Flow::Next)
             }
@@ -424,20 +443,27 @@ pub trait Interpreter: ScriptHost {
     /// Evaluates an expression in a frame; `Err` is a thrown exception.
     fn eval(&mut self, frame: &Frame, expr: &Expr) -> Completion {
         match expr {
-            Expr::Literal(v) => Ok(v.clone()),
-            Expr::Name(name) => frame
-                .locals
-                .iter()
-                .rev()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.clone())
-                .or_else(|| self.lookup(name).cloned())
-                .ok_or_else(|| {
-                    Value::error(ErrorValue::named(
-                        "ReferenceError",
-                        format!("{name} is not defined"),
-                    ))
-                }),
+            Expr::Literal(v) => {
+                pay(self.spend(copy_cost(v)))?;
+                Ok(v.clone())
+            }
+            Expr::Name(name) => {
+                let v = frame
+                    .locals
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| v.clone())
+                    .or_else(|| self.lookup(name).cloned())
+                    .ok_or_else(|| {
+                        Value::error(ErrorValue::named(
+                            "ReferenceError",
+                            format!("{name} is not defined"),
+                        ))
+                    })?;
+                pay(self.spend(copy_cost(&v)))?;
+                Ok(v)
+            }
             Expr::Member(target, prop) => {
                 let target = self.eval(frame, target)?;
                 bindings::script_get(self, frame.realm, &target, prop)
@@ -458,6 +484,7 @@ pub trait Interpreter: ScriptHost {
                 method,
                 args,
             } => {
+                pay(self.spend(1))?;
                 let target = self.eval(frame, target)?;
                 let mut values = Vec::with_capacity(args.len());
                 for a in args {
@@ -466,6 +493,7 @@ pub trait Interpreter: ScriptHost {
                 bindings::call_method(self, frame.realm, target, method, values)
             }
             Expr::Global { name, args } => {
+                pay(self.spend(1))?;
                 let mut values = Vec::with_capacity(args.len());
                 for a in args {
                     values.push(self.eval(frame, a)?);
@@ -474,27 +502,46 @@ pub trait Interpreter: ScriptHost {
             }
             Expr::Object(props) => {
                 let mut out = Vec::with_capacity(props.len());
+                let mut fuel = 1;
                 for (k, e) in props {
+                    fuel += 1 + k.len() as u64;
                     out.push((k.clone(), self.eval(frame, e)?));
                 }
-                Ok(Value::Object(out))
+                let v = Value::object(out);
+                pay(self.made(&v, fuel))?;
+                Ok(v)
             }
             Expr::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for e in items {
                     out.push(self.eval(frame, e)?);
                 }
-                Ok(Value::Array(out))
+                let v = Value::array(out);
+                pay(self.made(&v, 1 + items.len() as u64))?;
+                Ok(v)
             }
             Expr::Template(parts) => {
                 let mut text = String::new();
+                let max = self.budgets.max_value_size;
                 for part in parts {
                     match part {
                         LogPart::Text(t) => text.push_str(t),
-                        LogPart::Expr(e) => text.push_str(&self.eval(frame, e)?.to_js_string()),
+                        LogPart::Expr(e) => {
+                            let v = self.eval(frame, e)?;
+                            // ToString of a value too large to be a string is not written out.
+                            if v.size() > max {
+                                pay(self.made(&v, 0))?;
+                            }
+                            text.push_str(&v.to_js_string())
+                        }
+                    }
+                    if text.len() as u64 >= max {
+                        break;
                     }
                 }
-                Ok(Value::String(text))
+                let v = Value::String(text);
+                pay(self.made(&v, v.size()))?;
+                Ok(v)
             }
             Expr::Callback(body) => Ok(Value::Function(
                 Code::Function(Function {
@@ -575,3 +622,18 @@ pub trait Interpreter: ScriptHost {
 }
 
 impl<W: ScriptHost> Interpreter for W {}
+
+/// A spent budget, as the script sees it: an exception nothing handles, since no script runs
+/// once a budget is spent (see `host::budget`).
+fn pay(spent: Result<(), Stopped>) -> Result<(), Value> {
+    spent.map_err(|Stopped| Value::Undefined)
+}
+
+/// The fuel a copy of a value costs: a string is copied byte by byte; an array or object is
+/// shared, not copied.
+fn copy_cost(v: &Value) -> u64 {
+    match v {
+        Value::String(s) => 1 + s.len() as u64,
+        _ => 1,
+    }
+}

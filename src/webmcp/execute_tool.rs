@@ -150,7 +150,7 @@ pub trait ExecuteTool: WebMcpHost {
         step!(self, EXECUTE_TOOL, "7", Some(caller));
         // 8. An omitted input is an empty object.
         let input = if input == Value::Undefined {
-            Value::Object(Vec::new())
+            Value::object(Vec::new())
         } else {
             input
         };
@@ -191,6 +191,10 @@ pub trait ExecuteTool: WebMcpHost {
             input_arguments,
             outcome: None,
         });
+        self.webmcp_mut().execution_index.insert(uuid, execution);
+        self.webmcp_mut()
+            .execution_of_promise
+            .insert(promise, execution);
         // 15. If options's signal exists:
         if let Some(signal) = signal {
             step!(self, EXECUTE_TOOL, "15", Some(caller));

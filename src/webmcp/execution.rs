@@ -175,7 +175,7 @@ pub trait ToolExecuteSteps: WebMcpHost {
             "{uuid:?}"
         );
         // 8. options: { signal }.
-        let options = Value::Object(vec![("signal".into(), Value::Signal(controller))]);
+        let options = Value::object(vec![("signal".into(), Value::Signal(controller))]);
         step!(self, IMPERATIVE_EXECUTE_STEPS, "8", Some(target));
         // 9. Invoke execute with the input and options. What it throws becomes a rejected
         //    promise, what it returns is converted to Promise<any> in the target's realm.

@@ -250,28 +250,28 @@ pub trait GetTools: WebMcpHost {
                 continue;
             }
             step!(self, GET_TOOLS, "8.3.6", Some(target));
-            // 8.3.7. Its tool map.
-            let definitions: Vec<ToolDefinition> = self
+            // 8.3.7. Its tool map (each definition's name, exposure and RegisteredTool, the
+            //        last made when it was registered: see `ToolDefinition::registered`).
+            let definitions: Vec<(String, Vec<Origin>, Value)> = self
                 .model_context(target)
                 .tool_map
                 .values()
-                .cloned()
+                .map(|d| {
+                    (
+                        d.name.clone(),
+                        d.exposed_origins.clone(),
+                        d.registered.clone(),
+                    )
+                })
                 .collect();
             step!(self, GET_TOOLS, "8.3.7", Some(target));
             // 8.3.8. For each tool definition:
-            for definition in definitions {
-                step!(
-                    self,
-                    GET_TOOLS,
-                    "8.3.8",
-                    Some(target),
-                    "{:?}",
-                    definition.name
-                );
+            for (name, exposed_origins, registered) in definitions {
+                step!(self, GET_TOOLS, "8.3.8", Some(target), "{name:?}");
                 // 8.3.8.1. Skip a tool not exposed to the requestor's origin.
                 if !self.tool_is_exposed_to_an_origin(
                     &target_origin,
-                    &definition.exposed_origins,
+                    &exposed_origins,
                     &caller_origin,
                 ) {
                     step!(
@@ -285,17 +285,22 @@ pub trait GetTools: WebMcpHost {
                 }
                 step!(self, GET_TOOLS, "8.3.8.1", Some(target));
                 // 8.3.8.2. A RegisteredTool for it.
-                let registered = registered_tool(&definition, target, &target_origin);
                 step!(self, GET_TOOLS, "8.3.8.2", Some(target));
                 // 8.3.8.3. Append it.
-                tools.push((definition.name.clone(), registered));
+                tools.push((name, registered));
                 step!(self, GET_TOOLS, "8.3.8.3", Some(target));
             }
         }
         // 8.4. Sort by name, in code unit order.
         tools.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
-        let names: Vec<&str> = tools.iter().map(|(n, _)| n.as_str()).collect();
-        step!(self, GET_TOOLS, "8.4", Some(tool_requestor), "{names:?}");
+        step!(
+            self,
+            GET_TOOLS,
+            "8.4",
+            Some(tool_requestor),
+            "{:?}",
+            tools.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>()
+        );
         tools.into_iter().map(|(_, t)| t).collect()
     }
 
@@ -314,12 +319,31 @@ pub trait GetTools: WebMcpHost {
             "{} tool(s)",
             tools.len()
         );
+        // A list of the very same tools as the requestor's last one is that list again: the
+        // page cannot tell (its script changes no array in place), and a page asking again
+        // and again holds one list, not one per answer.
+        let last = self.webmcp().last_tools.get(&tool_requestor).cloned();
+        let list = match last {
+            Some(Value::Array(items))
+                if items.len() == tools.len()
+                    && items.iter().zip(&tools).all(|(a, b)| a.same(b)) =>
+            {
+                Value::Array(items)
+            }
+            _ => {
+                let list = Value::array(tools);
+                self.webmcp_mut()
+                    .last_tools
+                    .insert(tool_requestor, list.clone());
+                list
+            }
+        };
         self.queue_global_task(
             tool_requestor,
             TaskSource::Webmcp,
             TaskAction::SettlePromise {
                 promise,
-                outcome: Ok(Value::Array(tools)),
+                outcome: Ok(list),
                 why: "getTools() step 8.5",
             },
         );
@@ -333,12 +357,16 @@ impl<W: WebMcpHost> GetTools for W {}
 /// description, inputSchema, name, origin, title, window), and so are `ToolAnnotations`'s.
 ///
 /// <https://webidl.spec.whatwg.org/#es-dictionary>
-fn registered_tool(t: &ToolDefinition, owner: DocumentKey, owner_origin: &Origin) -> Value {
+pub(super) fn registered_tool(
+    t: &ToolDefinition,
+    owner: DocumentKey,
+    owner_origin: &Origin,
+) -> Value {
     let mut props = Vec::new();
     if let Some(a) = t.annotations {
         props.push((
             "annotations".to_string(),
-            Value::Object(vec![
+            Value::object(vec![
                 (
                     "consequentialHint".into(),
                     Value::Bool(a.consequential_hint),
@@ -367,5 +395,5 @@ fn registered_tool(t: &ToolDefinition, owner: DocumentKey, owner_origin: &Origin
         Value::string(t.title.clone().unwrap_or_default()),
     ));
     props.push(("window".into(), Value::Window(owner)));
-    Value::Object(props)
+    Value::object(props)
 }

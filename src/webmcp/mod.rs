@@ -107,6 +107,10 @@ pub struct ToolDefinition {
     pub execute: Callback,
     pub annotations: Option<ToolAnnotations>,
     pub exposed_origins: Vec<Origin>,
+    /// The `RegisteredTool` getTools() gives for it (step 8.3.8.2), made once when it is
+    /// registered: every getTools() result holds the same object instead of a copy, so that
+    /// asking again and again costs what the list holds, not what its tools hold.
+    pub registered: crate::host::value::Value,
 }
 
 /// A unique internal value naming one execution of a tool.
@@ -311,11 +315,54 @@ pub struct WebmcpState {
     /// Every `executeTool()` call, for embedders that act as the browser agent and want its
     /// outcome without going through the caller's task (the agent gateway).
     pub(crate) executions: Arena<ExecutionKey, execute_tool::Execution>,
+    /// Each execution by its unique internal value: an index of `executions` (footprints do
+    /// not note it; a look-up notes the arena's keys, as a walk of it would).
+    pub(crate) execution_index: Shared<BTreeMap<Uuid, ExecutionKey>>,
+    /// Each execution by the promise its caller holds: another index of `executions`.
+    pub(crate) execution_of_promise: Shared<BTreeMap<PromiseKey, ExecutionKey>>,
+    /// The last list getTools() gave each requestor (see `get_tools_resolve`): not part of
+    /// the state, and footprints do not note it.
+    pub(crate) last_tools:
+        Shared<BTreeMap<crate::host::keys::DocumentKey, crate::host::value::Value>>,
     /// The last unique internal value given (a unit that takes one reads and writes it).
     pub(crate) next_uuid: Shared<u64>,
     /// <https://webmachinelearning.github.io/webmcp/#ai-agent-queue>
     pub(crate) ai_agent_queue: ParallelQueueKey,
     pub(crate) next_unique_id: Shared<u64>,
+    /// The waits and observations that changed since a trace last looked (see
+    /// `engine::marks`), while a trace is on.
+    pub(crate) journal: Journal,
+}
+
+/// What changed in WebMCP's state that a trace's marks show: kept only while a trace is on.
+#[derive(Clone, Debug, Default)]
+pub struct Journal {
+    pub enabled: bool,
+    pub waiters: Vec<WaiterKey>,
+    pub observations: Vec<ObservationKey>,
+}
+
+impl WebmcpState {
+    /// The execution an `executeTool()` call made, by the promise it returned.
+    pub fn execution_of_promise(&self, promise: PromiseKey) -> Option<ExecutionKey> {
+        // Which executions there are is read, as a walk of them would read it.
+        let _ = self.executions.len();
+        self.execution_of_promise.get(&promise).copied()
+    }
+
+    /// Notes a wait that began, ended or went.
+    pub(crate) fn journal_waiter(&mut self, waiter: WaiterKey) {
+        if self.journal.enabled {
+            self.journal.waiters.push(waiter);
+        }
+    }
+
+    /// Notes an observation asked for, begun or ended.
+    pub(crate) fn journal_observation(&mut self, observation: ObservationKey) {
+        if self.journal.enabled {
+            self.journal.observations.push(observation);
+        }
+    }
 }
 
 impl WebmcpState {
@@ -324,6 +371,9 @@ impl WebmcpState {
     pub fn new(ai_agent_queue: ParallelQueueKey) -> WebmcpState {
         WebmcpState {
             ai_agent_queue,
+            execution_index: Shared::untracked(BTreeMap::new()),
+            execution_of_promise: Shared::untracked(BTreeMap::new()),
+            last_tools: Shared::untracked(BTreeMap::new()),
             ..WebmcpState::default()
         }
     }
@@ -462,6 +512,7 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
             .insert(context, PendingSet::default());
         let ready = readiness::Readiness::lifecycle_allows_ready(self, document);
         self.webmcp_mut().tools_ready.insert(document, ready);
+        self.journal.document(document);
     }
 
     /// This specification's unloading document cleanup steps, which the host runs when it

@@ -103,6 +103,7 @@ pub trait Observations: WebMcpHost {
             result: None,
             abandoned: false,
         });
+        self.webmcp_mut().journal_observation(observation);
         self.harness_note(|_| format!("the browser agent asks for observation {label}"));
         let queue = self.webmcp().ai_agent_queue;
         self.enqueue_parallel_step(
@@ -172,6 +173,7 @@ pub trait Observations: WebMcpHost {
         let traversable = self.webmcp().observations[observation].traversable;
         let now = self.now;
         self.webmcp_mut().observations[observation].started_at = Some(now);
+        self.webmcp_mut().journal_observation(observation);
         let active = self.navigables[traversable].active_document;
         // 1. Assert: running in the browser agent's AI agent queue.
         let ai_agent_queue = self.webmcp().ai_agent_queue;
@@ -242,6 +244,7 @@ pub trait Observations: WebMcpHost {
                 );
                 let now = self.now;
                 self.webmcp_mut().observations[observation].result = Some(result(None, now));
+                self.webmcp_mut().journal_observation(observation);
                 return;
             }
             step!(
@@ -331,6 +334,7 @@ pub trait Observations: WebMcpHost {
         );
         let now = self.now;
         self.webmcp_mut().observations[observation].result = Some(result(Some(tool_map), now));
+        self.webmcp_mut().journal_observation(observation);
     }
 }
 

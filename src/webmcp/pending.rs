@@ -149,11 +149,9 @@ pub trait PendingExecutions: WebMcpHost {
 
     /// The `executeTool()` call an execution's unique internal value names.
     fn execution_of(&self, uuid: Uuid) -> Option<super::ExecutionKey> {
-        self.webmcp()
-            .executions
-            .iter()
-            .find(|(_, e)| e.uuid == uuid)
-            .map(|(k, _)| k)
+        // Which executions there are is read, as a walk of them would read it.
+        let _ = self.webmcp().executions.len();
+        self.webmcp().execution_index.get(&uuid).copied()
     }
 
     fn remove_pending(&mut self, traversable: NavigableKey, uuid: Uuid) {

@@ -412,6 +412,7 @@ pub trait Readiness: WebMcpHost {
             return;
         }
         self.webmcp_mut().tools_ready[document] = ready;
+        self.journal.document(document);
         if self.is_fully_active(document) {
             let t = self.traversable_of(document);
             self.webmcp_mut()
@@ -577,6 +578,7 @@ pub trait Readiness: WebMcpHost {
                     outcome: None,
                     queue,
                 });
+                self.webmcp_mut().journal_waiter(waiter);
                 let deadline = self.add_timer(
                     timeout,
                     TimerKind::Webmcp(TimerStep::WaitDeadline { waiter }),
@@ -595,6 +597,7 @@ pub trait Readiness: WebMcpHost {
             WaitPhase::Resume { waiter } => waiter,
         };
         // The wait of step 4 has ended: its timer and record go away.
+        self.webmcp_mut().journal_waiter(waiter);
         let Some(w) = self.webmcp_mut().waiters.remove(waiter) else {
             self.finding(
                 &WAIT_FOR_TOOLS_TO_BE_READY,
@@ -735,6 +738,7 @@ pub trait Readiness: WebMcpHost {
         let w = &mut self.webmcp_mut().waiters[waiter];
         w.outcome = Some(outcome);
         let queue = w.queue;
+        self.webmcp_mut().journal_waiter(waiter);
         self.wake(queue);
     }
 
@@ -775,6 +779,7 @@ pub trait Readiness: WebMcpHost {
         };
         let captured = self.webmcp().waiters[waiter].captured;
         // 2.1. The wait's timeout is cleared and the wait is forgotten.
+        self.webmcp_mut().journal_waiter(waiter);
         if let Some(w) = self.webmcp_mut().waiters.remove(waiter) {
             self.remove_timer(w.deadline);
         }

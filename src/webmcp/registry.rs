@@ -277,7 +277,7 @@ pub trait Registry: WebMcpHost {
             step!(self, REGISTER_TOOL, "17.3", Some(tool_owner));
         }
         // 18. The tool definition.
-        let definition = ToolDefinition {
+        let mut definition = ToolDefinition {
             name: tool_name.clone(),
             title: tool_title,
             description: tool.description,
@@ -285,7 +285,11 @@ pub trait Registry: WebMcpHost {
             execute: tool.execute,
             annotations: tool.annotations,
             exposed_origins: exposed_origins.clone(),
+            registered: Value::Undefined,
         };
+        let owner_origin = self.documents[tool_owner].origin.clone();
+        definition.registered =
+            super::get_tools::registered_tool(&definition, tool_owner, &owner_origin);
         step!(self, REGISTER_TOOL, "18", Some(tool_owner));
         // 19. Set this's internal context's tool map[tool name] to it.
         self.webmcp_mut().model_contexts[this]

@@ -20,8 +20,9 @@ use super::ast::*;
 use crate::engine::profile::Profile;
 use crate::engine::schedule::{Schedule, Scheduler};
 use crate::engine::trace::{Coverage, Finding, TraceEntry};
-use crate::engine::world::{World, UNIT_BUDGET};
+use crate::engine::world::World;
 use crate::engine::RunError;
+use crate::host::budget::{BudgetStop, Budgets, Interrupt};
 use crate::host::event_loop::Candidate;
 use crate::host::keys::DocumentKey;
 use crate::host::shared::footprint::{self, Footprint};
@@ -72,6 +73,8 @@ pub struct RunOptions {
     pub trace: bool,
     /// Only the subtests whose name contains this.
     pub subtest: Option<String>,
+    /// What one line, one unit and one value may spend (see `host::budget`).
+    pub budgets: Budgets,
 }
 
 /// A subtest's status, as testharness.js reports them.
@@ -150,8 +153,8 @@ pub struct SubtestResult {
     /// What the run observed, for comparing profiles: toolsReady of each document, each
     /// observation's outcome, each named promise's state, the log.
     pub outcome: Vec<(String, String)>,
-    /// A line ran out of its budget of units ([`UNIT_BUDGET`]) before the world was idle: the
-    /// subtest is an ERROR that a budget, not the file, decided.
+    /// A budget stopped the run (see `host::budget`): the subtest is an ERROR that a budget,
+    /// not the file, decided.
     #[serde(skip)]
     pub out_of_budget: bool,
 }
@@ -313,6 +316,11 @@ pub struct SubtestRun<'a> {
     /// While the explorer reduces: what happened since it last looked, each unit with its
     /// footprint, and each harness action between units.
     events: Option<Vec<UnitEvent>>,
+    /// Whether `advance` hands every choice point to its caller (the explorer's); else the
+    /// world's own schedule chooses as the run goes.
+    offer_choices: bool,
+    /// Serving: the units run since the page was last idle.
+    busy_units: u64,
 }
 
 /// Something that happened in a run, as the explorer's partial-order reduction sees it.
@@ -373,6 +381,7 @@ impl<'a> SubtestRun<'a> {
         options: &RunOptions,
     ) -> SubtestRun<'a> {
         let mut world = World::new(options.profile.clone());
+        world.budgets = options.budgets;
         world.set_tracing(options.trace);
         if let Some(s) = &options.schedule {
             world.set_schedule(s.clone());
@@ -395,7 +404,16 @@ impl<'a> SubtestRun<'a> {
             end: subtest.actions.len(),
             out_of_budget: false,
             events: None,
+            offer_choices: false,
+            busy_units: 0,
         }
+    }
+
+    /// From now on, `advance` returns at every choice point with the candidates, for the
+    /// caller's scheduler to choose (the explorer). Otherwise the world's own schedule (the
+    /// default order, or a replayed token) chooses without listing them.
+    pub fn offer_every_choice(&mut self) {
+        self.offer_choices = true;
     }
 
     /// Records, from now on, the footprint of every unit and every harness action (see
@@ -499,10 +517,37 @@ impl<'a> SubtestRun<'a> {
         }
     }
 
+    /// Gives the run's world a check of the tool running it (see `host::budget::Interrupt`),
+    /// polled between units and inside them.
+    pub fn set_interrupt(&mut self, interrupt: Interrupt) {
+        self.world.set_interrupt(Some(interrupt));
+    }
+
+    /// Why a budget stopped the run, if one did.
+    pub fn budget_stop(&self) -> Option<&BudgetStop> {
+        self.world.budget_stop()
+    }
+
+    /// A budget is spent: the line fails with its message, at the statement that spent it.
+    fn stopped_by_budget(&mut self) {
+        let Some(stop) = self.world.budget_stop().cloned() else {
+            return;
+        };
+        self.out_of_budget = true;
+        self.errored = true;
+        let line = stop.line.unwrap_or_else(|| self.line_number());
+        self.messages
+            .push(format!("{}:{line}: {stop}", self.file.path));
+    }
+
     /// Acts on lines and drives the simulation until a choice must be made or the subtest ends.
     pub fn advance(&mut self) -> Next {
         loop {
             if self.errored {
+                return Next::Done;
+            }
+            if self.world.poll_interrupt() {
+                self.stopped_by_budget();
                 return Next::Done;
             }
             match self.fire_due_triggers() {
@@ -520,13 +565,9 @@ impl<'a> SubtestRun<'a> {
                     self.finish_drive();
                     continue;
                 }
-                if drive.units >= UNIT_BUDGET {
-                    let e = RunError::Budget {
-                        units: UNIT_BUDGET,
-                        time: self.world.now(),
-                    };
-                    self.out_of_budget = true;
-                    self.fail_line(e.to_string());
+                if drive.units >= self.world.budgets.max_units {
+                    self.world.stop_for_units(drive.units);
+                    self.stopped_by_budget();
                     return Next::Done;
                 }
                 if self.clock_to_next_at(drive.limit) {
@@ -534,6 +575,14 @@ impl<'a> SubtestRun<'a> {
                     continue;
                 }
                 let before = self.world.now();
+                if !self.offer_choices {
+                    match self.world.next_candidate(drive.limit) {
+                        None => self.finish_drive(),
+                        Some((first, 1)) => self.run_one(first, None),
+                        Some((first, width)) => self.choose_inline(first, width),
+                    }
+                    continue;
+                }
                 let candidates = self.world.next_candidates(drive.limit);
                 if self.world.now() != before {
                     // The clock moved: nothing could run before it did.
@@ -566,6 +615,22 @@ impl<'a> SubtestRun<'a> {
         }
     }
 
+    /// A choice point the world's own schedule decides: the oldest candidate is `first`, and
+    /// the others are listed only when the schedule takes one of them.
+    pub(super) fn choose_inline(&mut self, first: Candidate, width: usize) {
+        match self.world.choose(width, None) {
+            Ok(note) if note.taken == 0 => self.run_one(first, Some(note)),
+            Ok(note) => match self.world.candidates().get(note.taken) {
+                Some(&c) => self.run_one(c, Some(note)),
+                None => self.fail_line(format!(
+                    "choice point {}: the schedule takes candidate {} of {width}, which is not there",
+                    note.point, note.taken
+                )),
+            },
+            Err(e) => self.fail_line(e.to_string()),
+        }
+    }
+
     /// Runs one of the candidates `advance` offered, chosen by `scheduler` (the explorer's),
     /// or by the world's own schedule.
     pub fn take(&mut self, candidates: &[Candidate], scheduler: Option<&mut dyn Scheduler>) {
@@ -584,13 +649,20 @@ impl<'a> SubtestRun<'a> {
         }
     }
 
-    pub(super) fn fail_line(&mut self, message: String) {
-        let line = self
-            .subtest
+    /// The line of the action being carried out.
+    fn line_number(&self) -> u32 {
+        self.subtest
             .actions
             .get(self.index)
             .map(|a| a.line)
-            .unwrap_or(self.subtest.line);
+            .unwrap_or(self.subtest.line)
+    }
+
+    pub(super) fn fail_line(&mut self, message: String) {
+        if self.world.is_stopped() {
+            return self.stopped_by_budget();
+        }
+        let line = self.line_number();
         self.messages
             .push(format!("{}:{line}: {message}", self.file.path));
         self.errored = true;
@@ -617,12 +689,14 @@ impl<'a> SubtestRun<'a> {
             units: 0,
             then_observe,
         });
+        self.world.begin_line();
     }
 
     pub(super) fn finish_drive(&mut self) {
         let Some(drive) = self.drive.take() else {
             return;
         };
+        self.world.end_line();
         if let Some(until) = drive.ends_at {
             self.world.advance_clock_to(until);
         }
@@ -707,7 +781,7 @@ impl<'a> SubtestRun<'a> {
         };
         let outcome = self.outcome();
         self.world.note_changes();
-        let world = self.world;
+        let mut world = self.world;
         SubtestResult {
             name: self.subtest.name.clone(),
             line: self.subtest.line,
@@ -721,7 +795,7 @@ impl<'a> SubtestRun<'a> {
             findings: world.findings().to_vec(),
             log: world.log().to_vec(),
             coverage: world.coverage().clone(),
-            trace: world.trace.entries.clone(),
+            trace: std::mem::take(&mut world.trace.entries),
             outcome,
             out_of_budget: self.out_of_budget,
         }

@@ -243,7 +243,13 @@ impl<'a> SubtestRun<'a> {
     /// the clock move no further than `limit` (`None`: not at all). `Ok(false)` when nothing
     /// is left to do within it. A failing block action is an `Err`; the block is gone and
     /// serving can go on.
+    ///
+    /// What the page runs until it is next idle shares the budgets of a line (see
+    /// `host::budget`): a page that never idles is stopped after `--max-units` units.
     pub fn serve_step(&mut self, limit: Option<u64>) -> Result<bool, TriggerError> {
+        if self.world.is_stopped() {
+            return Ok(false);
+        }
         if self.fire_due_triggers()? {
             return Ok(true);
         }
@@ -251,14 +257,25 @@ impl<'a> SubtestRun<'a> {
             self.fire_due_triggers()?;
             return Ok(true);
         }
-        let candidates = self.world.next_candidates(limit);
-        match candidates.len() {
-            0 => return Ok(false),
+        let Some((first, width)) = self.world.next_candidate(limit) else {
+            // Idle: what runs next begins a budget of its own.
+            self.busy_units = 0;
+            self.world.end_line();
+            return Ok(false);
+        };
+        if self.busy_units == 0 {
+            self.world.begin_line();
+        }
+        match width {
             1 => {
-                self.world.run_unit(candidates[0], None);
+                self.world.run_unit(first, None);
                 self.unit_ran();
             }
-            _ => self.take(&candidates, None),
+            _ => self.choose_inline(first, width),
+        }
+        self.busy_units += 1;
+        if self.busy_units >= self.world.budgets.max_units {
+            self.world.stop_for_units(self.busy_units);
         }
         Ok(true)
     }
