@@ -11,7 +11,8 @@ use webmcp_ref::explore::{explore_all, machine_bytes, Counted, ExploreOptions, M
 use webmcp_ref::report;
 
 use super::{
-    load_each, loaded_reporting_errors, warn, BadInput, CliError, Exit, Output, ProfileArgs,
+    load_each, loaded_reporting_errors, warn, BadInput, BudgetArgs, CliError, Exit, Output,
+    ProfileArgs,
 };
 
 /// `--format` of `explore`.
@@ -46,7 +47,7 @@ pub struct Args {
     /// Stop, with the partial report, before the process's resident memory reaches this much
     /// (bytes, or with K, M, G; default: a quarter of the machine's memory). The search stops
     /// at three quarters of it, leaving the rest for the report.
-    #[arg(long, value_parser = bytes)]
+    #[arg(long, value_parser = super::bytes)]
     max_memory: Option<u64>,
     /// Enumerate naively: do not merge states already explored, nor reduce by partial order.
     #[arg(long)]
@@ -74,6 +75,8 @@ pub struct Args {
     /// tokens.
     #[arg(long, value_enum, default_value = "human")]
     format: ExploreFormat,
+    #[command(flatten)]
+    budgets: BudgetArgs,
 }
 
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
@@ -112,6 +115,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             invariants: true,
             max_memory,
             mode: mode.clone(),
+            budgets: args.budgets.budgets(),
         })
         .collect();
     let threads = args.threads.unwrap_or_else(|| {
@@ -213,7 +217,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     if unloadable {
         return Ok(Exit::BadInput);
     }
-    if results.iter().any(|e| !e.complete) {
+    if results.iter().any(|e| !e.complete || e.out_of_budget) {
         return Ok(Exit::Budget);
     }
     Ok(Exit::held_if(results.iter().all(|e| e.passed())))
@@ -231,34 +235,4 @@ fn seconds(text: &str) -> Result<f64, String> {
         ));
     }
     Ok(s)
-}
-
-/// `--max-memory`: bytes, or a number with K, M or G (powers of 1024), above 0.
-fn bytes(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
-        Some((i, _)) => (&t[..i], t[i..].to_ascii_uppercase()),
-        None => (t, String::new()),
-    };
-    let scale: u64 = match unit.trim_end_matches(['B', 'I']) {
-        "" => 1,
-        "K" => 1 << 10,
-        "M" => 1 << 20,
-        "G" => 1 << 30,
-        "T" => 1 << 40,
-        _ => {
-            return Err(format!(
-                "`{text}`: expected bytes, or a number with K, M or G"
-            ))
-        }
-    };
-    let n: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}`: expected bytes, or a number with K, M or G"))?;
-    let total = n * scale as f64;
-    if !total.is_finite() || total < 1.0 || total >= u64::MAX as f64 {
-        return Err(format!("`{text}` is out of range"));
-    }
-    Ok(total as u64)
 }

@@ -94,6 +94,19 @@ pub const INVARIANTS: &[Invariant] = &[
         },
     },
     Invariant {
+        name: "scheduler-indexes-match-the-queues",
+        holds_under: "every profile",
+        applies: |_| true,
+        check: |w| {
+            // The engine checking its own indexes (the runnable parallel queues, the timers
+            // due), as the readiness index's check: not noted.
+            footprint::untracked(|| w.scheduler_index_problems())
+                .into_iter()
+                .map(Violation)
+                .collect()
+        },
+    },
+    Invariant {
         name: "a-wait-ends-within-its-timeout",
         holds_under: "every profile",
         applies: |_| true,

@@ -157,6 +157,7 @@ use serde::Serialize;
 
 use crate::engine::profile::Profile;
 use crate::engine::schedule::{ScheduleError, Scheduler};
+use crate::host::budget::{Budget as Spent, Budgets, Interrupt};
 use crate::scenario::ast::{ScenarioFile, Subtest};
 use crate::scenario::runner::{unmet_requirement, ExpectationResult, SubtestResult};
 
@@ -212,6 +213,9 @@ pub struct ExploreOptions {
     /// stops at three quarters of it ([`MEMORY_FOR_THE_SEARCH`]).
     pub max_memory: Option<u64>,
     pub mode: Mode,
+    /// What one line, one unit and one value may spend in each schedule (see
+    /// `host::budget`).
+    pub budgets: Budgets,
 }
 
 impl Default for ExploreOptions {
@@ -226,6 +230,7 @@ impl Default for ExploreOptions {
             invariants: true,
             max_memory: None,
             mode: Mode::Exhaustive,
+            budgets: Budgets::default(),
         }
     }
 }
@@ -283,10 +288,13 @@ struct Outcomes {
     /// One example result per outcome, for expectation texts.
     examples: Vec<Vec<ExpectationResult>>,
     bytes: usize,
+    /// Some schedule's run was stopped by one of its own budgets (see `host::budget`).
+    out_of_budget: bool,
 }
 
 impl Outcomes {
     fn id_of(&mut self, result: SubtestResult) -> u32 {
+        self.out_of_budget |= result.out_of_budget;
         let leaf = Leaf::of(&result);
         let ids = self.by_fingerprint.entry(leaf.fingerprint()).or_default();
         if let Some(id) = ids.iter().find(|i| self.leaves[**i as usize] == leaf) {
@@ -437,6 +445,9 @@ pub struct Exploration {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     pub complete: bool,
+    /// A schedule ran out of one of the run's budgets (`--max-units`, `--max-fuel`...): its
+    /// outcome is an ERROR that a budget decided.
+    pub out_of_budget: bool,
     /// Why the search stopped early, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped_by: Option<String>,
@@ -503,6 +514,7 @@ impl Exploration {
                 Mode::Random { seed, .. } | Mode::Pct { seed, .. } => Some(seed),
             },
             complete: error.is_empty(),
+            out_of_budget: false,
             stopped_by: None,
             outcomes: Vec::new(),
             expectations: Vec::new(),
@@ -540,13 +552,16 @@ pub struct Progress {
     pub stop: AtomicBool,
 }
 
-/// The budgets of one search, checked as it goes.
+/// The budgets of one search, checked as it goes: between schedules, and inside each through
+/// the run's interrupt (see [`Budget::interrupt`]).
 struct Budget<'a> {
     options: &'a ExploreOptions,
     deadline: Option<Instant>,
     progress: &'a Progress,
     /// Why it stopped (none: it has not).
     stopped: Option<String>,
+    /// Set by the interrupt when the memory budget is spent inside a schedule.
+    memory_spent: Arc<AtomicBool>,
 }
 
 impl<'a> Budget<'a> {
@@ -559,7 +574,57 @@ impl<'a> Budget<'a> {
                 .and_then(|s| Instant::now().checked_add(Duration::try_from_secs_f64(s).ok()?)),
             progress,
             stopped: None,
+            memory_spent: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// The check a run's world polls between units and inside them (see
+    /// `host::budget::Interrupt`): `--max-seconds`, `--max-memory`, and a stop of the whole
+    /// exploration, so that no schedule runs on past them. It reads the process's memory
+    /// once in [`MEMORY_POLLS`] polls.
+    fn interrupt(&self) -> Interrupt {
+        let deadline = self.deadline;
+        let max_memory = self.options.max_memory.map(|max| {
+            let (num, den) = MEMORY_FOR_THE_SEARCH;
+            max / den * num
+        });
+        let memory_spent = self.memory_spent.clone();
+        let polls = std::cell::Cell::new(0u32);
+        std::rc::Rc::new(move || {
+            if memory_spent.load(Ordering::Relaxed) {
+                return Some("--max-memory".into());
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Some("--max-seconds".into());
+            }
+            let n = polls.get();
+            polls.set(n.wrapping_add(1));
+            if n.is_multiple_of(MEMORY_POLLS) {
+                if let Some(max) = max_memory {
+                    if resident_bytes().is_some_and(|r| r >= max) {
+                        memory_spent.store(true, Ordering::Relaxed);
+                        return Some("--max-memory".into());
+                    }
+                }
+            }
+            None
+        })
+    }
+
+    /// A run that one of the search's own budgets stopped inside a schedule: the search stops
+    /// there (what that schedule would have come to is not an outcome). True if it was.
+    fn stopped_inside(&mut self, run: &crate::scenario::runner::SubtestRun) -> bool {
+        let Some(Spent::Interrupted(why)) = run.budget_stop().map(|s| &s.budget) else {
+            return false;
+        };
+        if self.stopped.is_none() {
+            self.stopped = Some(why.clone());
+        }
+        if why == "--max-memory" {
+            // Every other search of this process stops too: the memory is the process's.
+            self.progress.stop.store(true, Ordering::Relaxed);
+        }
+        true
     }
 
     /// Checks the budgets; true once one is spent.
@@ -567,7 +632,11 @@ impl<'a> Budget<'a> {
         if self.stopped.is_some() {
             return true;
         }
-        if self.progress.stop.load(Ordering::Relaxed) {
+        if self.memory_spent.load(Ordering::Relaxed) {
+            self.stopped = Some("--max-memory".into());
+            self.progress.stop.store(true, Ordering::Relaxed);
+        } else if self.progress.stop.load(Ordering::Relaxed) {
+            self.memory_spent.store(true, Ordering::Relaxed);
             self.stopped = Some("stopped".into());
         } else if self
             .options
@@ -588,6 +657,10 @@ impl<'a> Budget<'a> {
         self.stopped.is_some()
     }
 }
+
+/// How many polls of a run's interrupt read the process's memory once (a read costs a few
+/// microseconds; a poll comes every unit, and every `host::budget::POLL_EVERY` fuel).
+const MEMORY_POLLS: u32 = 256;
 
 /// The share of `--max-memory` the search may reach before it stops. The rest is for what
 /// follows the stop: the search's stack unwinding (each level merges what its subtree found),
@@ -807,6 +880,7 @@ impl Found<'_> {
             schedules,
             outcomes,
             expectations: verdicts,
+            out_of_budget: self.outcomes.out_of_budget,
             ..empty
         }
     }

@@ -108,10 +108,15 @@ pub(super) fn explore(
     };
     let run_options = RunOptions {
         profile: options.profile.clone(),
+        budgets: options.budgets,
         ..RunOptions::default()
     };
+    let mut budget = Budget::new(options, progress);
+    let interrupt = budget.interrupt();
     let fresh = || {
         let mut run = SubtestRun::new(file, subtest, &run_options);
+        run.offer_every_choice();
+        run.set_interrupt(interrupt.clone());
         if options.invariants {
             run.check_after_every_unit(invariants::check_all);
         }
@@ -124,11 +129,11 @@ pub(super) fn explore(
             while let Next::Choice(c) = run.advance() {
                 run.take(&c, None);
             }
+            budget.stopped_inside(&run);
             run.world.choice_points().max(1)
         }
         None => 0,
     };
-    let mut budget = Budget::new(options, progress);
     let mut outcomes = Outcomes::default();
     let mut reached: BTreeMap<u32, Reached> = BTreeMap::new();
     let (mut units, mut done) = (0u64, 0u64);
@@ -156,6 +161,9 @@ pub(super) fn explore(
             run.take(&c, Some(&mut Take(i)));
         }
         units += run.world.units_run();
+        if budget.stopped_inside(&run) {
+            break;
+        }
         done += 1;
         progress
             .schedules

@@ -315,9 +315,13 @@ pub(super) fn explore(
 ) -> Exploration {
     let run_options = RunOptions {
         profile: options.profile.clone(),
+        budgets: options.budgets,
         ..RunOptions::default()
     };
+    let budget = Budget::new(options, progress);
     let mut run = SubtestRun::new(file, subtest, &run_options);
+    run.offer_every_choice();
+    run.set_interrupt(budget.interrupt());
     if options.invariants {
         run.check_after_every_unit(invariants::check_all);
     }
@@ -335,7 +339,7 @@ pub(super) fn explore(
         merged: 0,
         units: 0,
         leaves_run: 0,
-        budget: Budget::new(options, progress),
+        budget,
         progress,
         events: Vec::new(),
         frames: Vec::new(),
@@ -382,6 +386,12 @@ impl Search<'_> {
         let before = run.world.units_run();
         let next = run.advance();
         self.units += run.world.units_run() - before;
+        if self.budget.stopped_inside(&run) {
+            return Visit {
+                summary: Arc::new(Summary::default()),
+                subtree: Arc::new(Subtree::new()),
+            };
+        }
         let mut segment = Subtree::new();
         if self.partial_order {
             let everything = Arc::new(Footprint::everything());
