@@ -44,6 +44,7 @@ fn serve() -> Gateway {
             profile: Profile::named("spec").expect("spec"),
             subtest: None,
             clock: Clock::RealTime,
+            budgets: Default::default(),
         },
     )
     .expect("serves")

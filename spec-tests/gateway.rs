@@ -24,6 +24,7 @@ fn serve_with(source: &str, subtest: Option<&str>, profile: &str, clock: Clock) 
             profile: Profile::named(profile).expect("a profile"),
             subtest: subtest.map(str::to_owned),
             clock,
+            budgets: Default::default(),
         },
     )
     .expect("serving starts")
@@ -880,6 +881,7 @@ fn serving_stops_before_it_starts_when_the_setup_does_not_hold() {
             profile: Profile::named("spec").unwrap(),
             subtest: None,
             clock: Clock::Virtual,
+            budgets: Default::default(),
         },
     )
     .err()

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use webmcp_ref::gateway::server::{http_address, serve_http, serve_stdio};
 use webmcp_ref::gateway::{Clock, Gateway, ServeOptions};
 
-use super::{build_profile, load_one, warn, BadInput, CliError, Exit};
+use super::{build_profile, load_one, warn, BadInput, BudgetArgs, CliError, Exit};
 
 #[derive(clap::Args)]
 #[command(after_help = super::exits::SERVE)]
@@ -33,6 +33,8 @@ pub struct Args {
     /// clock. Port 0 picks a free port; the address is printed on stderr.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
+    #[command(flatten)]
+    budgets: BudgetArgs,
 }
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
@@ -44,6 +46,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         } else {
             Clock::RealTime
         },
+        budgets: args.budgets.budgets(),
     };
     let address = args.http.as_deref().map(http_address).transpose()?;
     let gateway = Gateway::start(load_one(&args.file)?, options).map_err(BadInput::from)?;

@@ -2,12 +2,12 @@
 //! `executeTool()` from the tool's own document, with a signal the agent's cancellation aborts.
 
 use serde_json::Value as Json;
-use tokio::sync::oneshot;
 
 use super::answers::{Answer, Reply};
 use super::arguments::PageRef;
 use super::driver::{Deadline, Driver};
 use super::handle::ToolRef;
+use super::keeper::Slot;
 use crate::host::keys::{DocumentKey, SignalKey};
 use crate::host::promise::PromiseState;
 use crate::host::value::Value;
@@ -23,7 +23,22 @@ pub(super) struct PendingCall {
     pub(super) document: String,
     pub(super) timeout_ms: u64,
     pub(super) deadline: u64,
-    pub(super) reply: oneshot::Sender<Reply>,
+    pub(super) reply: Slot<Reply>,
+}
+
+/// The answer of a call whose deadline passed while the page was inside one unit of work that
+/// had not ended (see `keeper`): its signal is aborted when the unit ends.
+pub(super) fn busy_answer(tool: &str, timeout_ms: u64) -> Reply {
+    let mut a = Answer::error();
+    let line = format!(
+        "**Tool {} did not answer within {timeout_ms} ms:** the page was running one unit of work (a script that had not returned) when the time was up; the gateway aborts the call's signal (the page sees toolcancel) when that unit ends.",
+        a.quote(tool),
+    );
+    a.line(line);
+    a.field("outcome", "timed-out");
+    a.field("busy", true);
+    a.field("waitedMs", timeout_ms);
+    a.finish()
 }
 
 impl Driver<'_> {
@@ -104,7 +119,7 @@ impl Driver<'_> {
         tool: ToolRef,
         input: Json,
         timeout_ms: u64,
-        reply: oneshot::Sender<Reply>,
+        reply: Slot<Reply>,
     ) {
         let (doc, name) = match self.find_tool(&page, &tool) {
             Ok(found) => found,
@@ -125,7 +140,7 @@ impl Driver<'_> {
         // The browser agent's call runs executeTool() from the tool's own document: the spec
         // has no algorithm for the agent's invocation, and executeTool() is the nearest.
         let signal = w.new_abort_controller(doc, "the agent's call");
-        let registered = Value::Object(vec![
+        let registered = Value::object(vec![
             ("name".into(), Value::string(&definition.name)),
             ("description".into(), Value::string(&definition.description)),
             ("window".into(), Value::Window(doc)),
@@ -134,17 +149,12 @@ impl Driver<'_> {
                 Value::string(w.documents[doc].origin.serialize()),
             ),
         ]);
-        let input = Value::from_json_str(&input.to_string()).unwrap_or(Value::Object(Vec::new()));
-        let options = Value::Object(vec![("signal".into(), Value::Signal(signal))]);
+        let input = Value::from_json_str(&input.to_string()).unwrap_or(Value::object(Vec::new()));
+        let options = Value::object(vec![("signal".into(), Value::Signal(signal))]);
         w.harness_note(|w| format!("the agent calls {name:?} in {}", w.label(doc)));
         let promise = w.execute_tool(doc, registered, input, options);
         let document = w.label(doc);
-        let execution = w
-            .webmcp()
-            .executions
-            .iter()
-            .find(|(_, e)| e.promise == promise)
-            .map(|(k, _)| k);
+        let execution = w.webmcp().execution_of_promise(promise);
         match execution {
             Some(execution) => {
                 let deadline = self.add_deadline(Deadline::Call(id), timeout_ms);

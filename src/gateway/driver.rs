@@ -27,6 +27,7 @@ use tokio::sync::watch;
 
 use super::call::PendingCall;
 use super::handle::{LiveCounts, Request};
+use super::keeper::Keeper;
 use super::observe::PendingObservation;
 use super::tools::ToolNames;
 use super::wait_for::{PageWaits, Wait};
@@ -34,6 +35,7 @@ use crate::engine::world::World;
 use crate::host::keys::NavigableKey;
 use crate::prelude::*;
 use crate::scenario::runner::SubtestRun;
+use crate::text::escape::terminal;
 
 /// How the served world's virtual clock moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +95,11 @@ pub(super) struct Driver<'a> {
     pub(super) matches: Arc<Mutex<Vec<Instant>>>,
     reported_uncaught: usize,
     reported_findings: usize,
+    /// Answers the deadlines the driver cannot while the page is inside a long unit.
+    keeper: Arc<Keeper>,
+    /// Why a budget stopped the page (see `host::budget`): it runs no more, and every
+    /// request is answered with this.
+    pub(super) stopped: Option<String>,
 }
 
 impl<'a> Driver<'a> {
@@ -101,6 +108,7 @@ impl<'a> Driver<'a> {
         clock: Clock,
         tool_set: watch::Sender<u64>,
         matches: Arc<Mutex<Vec<Instant>>>,
+        keeper: Arc<Keeper>,
     ) -> Driver<'a> {
         let epoch_virtual = run.world.now();
         let mut d = Driver {
@@ -123,6 +131,8 @@ impl<'a> Driver<'a> {
             matches,
             reported_uncaught: 0,
             reported_findings: 0,
+            keeper,
+            stopped: None,
         };
         d.refresh_pages();
         d.tool_signature = d.tool_signature();
@@ -276,13 +286,23 @@ impl<'a> Driver<'a> {
     pub(super) fn run_slice(&mut self, limit: u64) -> bool {
         let started = Instant::now();
         for _ in 0..SLICE_UNITS {
+            if self.stopped.is_some() {
+                return false;
+            }
             match self.run.serve_step(Some(limit)) {
                 Ok(true) => self.after_unit(),
                 Ok(false) => return false,
                 Err(message) => {
-                    eprintln!("webmcp-ref serve: {message}");
+                    eprintln!(
+                        "webmcp-ref serve: {}",
+                        terminal(&message.to_string(), false)
+                    );
                     self.after_unit();
                 }
+            }
+            if let Some(stop) = self.run.budget_stop().cloned() {
+                self.stop_page(&stop);
+                return false;
             }
             if started.elapsed() >= SLICE_TIME {
                 return true;
@@ -291,8 +311,55 @@ impl<'a> Driver<'a> {
         true
     }
 
+    /// A budget stopped the page (a unit that never ended, a page that never idles, a value
+    /// too large): it runs no more. Every request under way is answered with why, and so is
+    /// every request to come; the page's tools can still be listed.
+    fn stop_page(&mut self, stop: &crate::host::budget::BudgetStop) {
+        let at = match stop.line {
+            Some(line) => format!("{}:{line}: ", self.run.file().path),
+            None => String::new(),
+        };
+        let message = format!("{at}{stop}");
+        eprintln!(
+            "webmcp-ref serve: the page was stopped: {}",
+            terminal(&message, false)
+        );
+        self.stopped = Some(message);
+        for id in self.waits.keys().copied().collect::<Vec<_>>() {
+            if let Some(w) = self.end_wait(id) {
+                let answer = self.stopped_answer();
+                w.reply.send(super::handle::WaitReply {
+                    reply: answer,
+                    held_at: None,
+                });
+            }
+        }
+        for (_, o) in std::mem::take(&mut self.observations) {
+            self.remove_deadline(o.deadline);
+            o.reply.send(self.stopped_answer());
+        }
+        for (_, c) in std::mem::take(&mut self.calls) {
+            self.remove_deadline(c.deadline);
+            c.reply.send(self.stopped_answer());
+        }
+    }
+
+    /// The answer to any request once the page is stopped.
+    pub(super) fn stopped_answer(&self) -> super::answers::Reply {
+        let mut a = super::answers::Answer::error();
+        let why = self.stopped.clone().unwrap_or_default();
+        a.line(format!(
+            "**The served page was stopped by a budget, and runs no more:** {}. Its tools can still be listed; serve it again (with the budget raised, if the page needs it) to go on.",
+            crate::text::escape::markdown_inline(&why)
+        ));
+        a.field("outcome", "stopped");
+        a.field("why", why);
+        a.finish()
+    }
+
     /// A deadline for a request: `timeout_ms` from now in real time, and on the virtual clock
     /// too when it is [`Clock::Virtual`].
+    /// (The request's handle registered it with the keeper too, as it arrived.)
     pub(super) fn add_deadline(&mut self, what: Deadline, timeout_ms: u64) -> u64 {
         self.next_deadline += 1;
         let seq = self.next_deadline;
@@ -315,6 +382,8 @@ impl<'a> Driver<'a> {
 
     pub(super) fn remove_deadline(&mut self, seq: u64) {
         if let Some(d) = self.deadlines.remove(&seq) {
+            let (Deadline::Wait(id) | Deadline::Observation(id) | Deadline::Call(id)) = d.what;
+            self.keeper.remove(id);
             if let Some(due) = d.virtual_due {
                 self.virtual_deadlines.remove(&(due, seq));
             }
@@ -350,6 +419,26 @@ impl<'a> Driver<'a> {
     }
 
     pub(super) fn handle(&mut self, request: Request) {
+        if self.stopped.is_some() {
+            match request {
+                Request::Observe { reply, .. } | Request::Call { reply, .. } => {
+                    let _ = reply.send(self.stopped_answer());
+                    return;
+                }
+                Request::WaitFor { reply, .. } => {
+                    let _ = reply.send(super::handle::WaitReply {
+                        reply: self.stopped_answer(),
+                        held_at: None,
+                    });
+                    return;
+                }
+                other => return self.handle_live(other),
+            }
+        }
+        self.handle_live(request)
+    }
+
+    fn handle_live(&mut self, request: Request) {
         match request {
             Request::Observe { id, args, reply } => self.start_observation(id, args, reply),
             Request::CancelObservation { id, ack } => {
@@ -426,11 +515,16 @@ impl<'a> Driver<'a> {
         for u in &w.uncaught_errors()[self.reported_uncaught..] {
             eprintln!(
                 "webmcp-ref serve: uncaught {} in a script of {} (line {})",
-                u.error, u.realm, u.line
+                terminal(&u.error, false),
+                terminal(&u.realm, false),
+                u.line
             );
         }
         for f in &w.findings()[self.reported_findings..] {
-            eprintln!("webmcp-ref serve: finding: {f}");
+            eprintln!(
+                "webmcp-ref serve: finding: {}",
+                terminal(&f.to_string(), false)
+            );
         }
         self.reported_uncaught = w.uncaught_errors().len();
         self.reported_findings = w.findings().len();

@@ -14,6 +14,7 @@ use super::answers::{Answer, Reply};
 use super::arguments::{call_args, observe_args, wait_args, ObserveArgs, PageRef, WaitArgs};
 use super::conditions::{Support, DEFAULT_CALL_TIMEOUT_MS};
 use super::driver::{Clock, Driver};
+use super::keeper::{Keeper, Slot};
 use super::tools::{PageTool, CALL, OBSERVE, WAIT_FOR};
 use crate::engine::profile::Profile;
 use crate::engine::world::World;
@@ -27,6 +28,9 @@ pub struct ServeOptions {
     /// The subtest whose name is this, or contains it (needed when the file has several).
     pub subtest: Option<String>,
     pub clock: Clock,
+    /// What a unit, the page until it is next idle, and a value may spend (see
+    /// `host::budget`): a page that spends one is stopped, and every request says so.
+    pub budgets: crate::host::budget::Budgets,
 }
 
 /// Why serving could not start.
@@ -101,7 +105,7 @@ pub(super) enum Request {
     Observe {
         id: u64,
         args: ObserveArgs,
-        reply: oneshot::Sender<Reply>,
+        reply: Slot<Reply>,
     },
     CancelObservation {
         id: u64,
@@ -113,7 +117,7 @@ pub(super) enum Request {
         tool: ToolRef,
         input: Json,
         timeout_ms: u64,
-        reply: oneshot::Sender<Reply>,
+        reply: Slot<Reply>,
     },
     CancelCall {
         id: u64,
@@ -122,7 +126,7 @@ pub(super) enum Request {
     WaitFor {
         id: u64,
         args: WaitArgs,
-        reply: oneshot::Sender<WaitReply>,
+        reply: Slot<WaitReply>,
     },
     CancelWait {
         id: u64,
@@ -148,6 +152,8 @@ pub struct Gateway {
     served: Arc<Served>,
     tool_set: watch::Receiver<u64>,
     matches: Arc<Mutex<Vec<Instant>>>,
+    /// Answers a request whose deadline passes while the page is inside one long unit.
+    keeper: Arc<Keeper>,
 }
 
 fn bad_arguments(tool: &str, problem: &str) -> Reply {
@@ -185,12 +191,15 @@ impl Gateway {
         let (tool_set_tx, tool_set) = watch::channel(0u64);
         let matches = Arc::new(Mutex::new(Vec::new()));
         let driver_matches = matches.clone();
+        let keeper = Arc::new(Keeper::start());
+        let driver_keeper = keeper.clone();
         std::thread::Builder::new()
             .name("webmcp-ref driver".into())
             .spawn(move || {
                 let subtest = &file.subtests[index];
                 let run_options = RunOptions {
                     profile: options.profile.clone(),
+                    budgets: options.budgets,
                     ..RunOptions::default()
                 };
                 let mut run = SubtestRun::new(&file, subtest, &run_options);
@@ -206,7 +215,13 @@ impl Gateway {
                     clock: options.clock,
                     support: Support::of(subtest, &options.profile),
                 };
-                let mut driver = Driver::new(run, options.clock, tool_set_tx, driver_matches);
+                let mut driver = Driver::new(
+                    run,
+                    options.clock,
+                    tool_set_tx,
+                    driver_matches,
+                    driver_keeper,
+                );
                 let _ = ready_tx.send(Ok(served));
                 driver.serve(&inbox);
             })
@@ -220,7 +235,30 @@ impl Gateway {
             served: Arc::new(served),
             tool_set,
             matches,
+            keeper,
         })
+    }
+
+    /// A slot for request `id`'s answer, registered with the keeper: if `timeout_ms` passes
+    /// and the driver has not answered (the page inside one long unit), `busy` is the answer.
+    fn slot<T: Send + 'static>(
+        &self,
+        id: u64,
+        timeout_ms: u64,
+        busy: T,
+    ) -> (Slot<T>, oneshot::Receiver<T>) {
+        let (sender, answer) = oneshot::channel();
+        let slot = Slot::new(sender);
+        let theirs = slot.clone();
+        let due = Instant::now() + std::time::Duration::from_millis(timeout_ms);
+        self.keeper.add(
+            id,
+            due,
+            Box::new(move || {
+                theirs.send(busy);
+            }),
+        );
+        (slot, answer)
     }
 
     pub fn served(&self) -> &Served {
@@ -257,13 +295,16 @@ impl Gateway {
             Err(e) => return bad_arguments(OBSERVE, &e.to_string()),
         };
         let id = self.id();
-        let (reply, answer) = oneshot::channel();
+        let busy = super::observe::busy_answer(args.timeout_ms);
+        let (reply, answer) = self.slot(id, args.timeout_ms, busy);
         if !self.send(Request::Observe { id, args, reply }) {
+            self.keeper.remove(id);
             return driver_gone();
         }
         tokio::select! {
             r = answer => r.unwrap_or_else(|_| driver_gone()),
             _ = cancelled => {
+                self.keeper.remove(id);
                 let (ack, acked) = oneshot::channel();
                 if self.send(Request::CancelObservation { id, ack }) {
                     let _ = acked.await;
@@ -320,7 +361,11 @@ impl Gateway {
         cancelled: impl std::future::Future<Output = ()>,
     ) -> Reply {
         let id = self.id();
-        let (reply, answer) = oneshot::channel();
+        let name = match &tool {
+            ToolRef::Mcp(n) | ToolRef::Named(n) => n.clone(),
+        };
+        let (reply, answer) =
+            self.slot(id, timeout_ms, super::call::busy_answer(&name, timeout_ms));
         if !self.send(Request::Call {
             id,
             page,
@@ -329,11 +374,13 @@ impl Gateway {
             timeout_ms,
             reply,
         }) {
+            self.keeper.remove(id);
             return driver_gone();
         }
         tokio::select! {
             r = answer => r.unwrap_or_else(|_| driver_gone()),
             _ = cancelled => {
+                self.keeper.remove(id);
                 let (ack, acked) = oneshot::channel();
                 if self.send(Request::CancelCall { id, ack }) {
                     let _ = acked.await;
@@ -363,8 +410,13 @@ impl Gateway {
             Err(e) => return (bad_arguments(WAIT_FOR, &e.to_string()), None),
         };
         let id = self.id();
-        let (reply, answer) = oneshot::channel();
+        let busy = WaitReply {
+            reply: super::wait_for::busy_answer(&args.condition, args.timeout_ms),
+            held_at: None,
+        };
+        let (reply, answer) = self.slot(id, args.timeout_ms, busy);
         if !self.send(Request::WaitFor { id, args, reply }) {
+            self.keeper.remove(id);
             return (driver_gone(), None);
         }
         tokio::select! {
@@ -373,6 +425,7 @@ impl Gateway {
                 Err(_) => (driver_gone(), None),
             },
             _ = cancelled => {
+                self.keeper.remove(id);
                 let (ack, acked) = oneshot::channel();
                 if self.send(Request::CancelWait { id, ack }) {
                     let _ = acked.await;

@@ -10,11 +10,11 @@
 use std::time::Instant;
 
 use serde_json::json;
-use tokio::sync::oneshot;
 
 use super::answers::{Answer, Reply};
 use super::arguments::ObserveArgs;
 use super::driver::{Deadline, Driver};
+use super::keeper::Slot;
 use crate::host::keys::NavigableKey;
 use crate::prelude::*;
 use crate::webmcp::readiness::WaitOutcome;
@@ -28,16 +28,24 @@ pub(super) struct PendingObservation {
     pub(super) timeout_ms: u64,
     pub(super) deadline: u64,
     pub(super) asked_at: Instant,
-    pub(super) reply: oneshot::Sender<Reply>,
+    pub(super) reply: Slot<Reply>,
+}
+
+/// The answer of an observation whose deadline passed while the page was inside one unit of
+/// work that had not ended (see `keeper`): the browser agent abandons it when the unit ends.
+pub(super) fn busy_answer(timeout_ms: u64) -> Reply {
+    let mut a = Answer::new();
+    a.line(format!(
+        "No observation within {timeout_ms} ms: the page was running one unit of work (a script that had not returned) when the time was up. The browser agent abandons the observation when that unit ends; observe again later."
+    ));
+    a.field("outcome", "no-observation");
+    a.field("busy", true);
+    a.field("waitedMs", timeout_ms);
+    a.finish()
 }
 
 impl Driver<'_> {
-    pub(super) fn start_observation(
-        &mut self,
-        id: u64,
-        args: ObserveArgs,
-        reply: oneshot::Sender<Reply>,
-    ) {
+    pub(super) fn start_observation(&mut self, id: u64, args: ObserveArgs, reply: Slot<Reply>) {
         let (page, page_id) = match self.resolve_page(&args.page) {
             Ok(p) => p,
             Err(answer) => {

@@ -21,6 +21,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::answers::{Answer, Reply};
 use super::handle::Gateway;
+use super::http_limits as limits;
 use super::tools::{self, PageTool, CALL, OBSERVE, WAIT_FOR};
 use super::transport::Lines;
 use super::Clock;
@@ -314,14 +315,17 @@ pub fn serve_http(
             format!("localhost:{}", bound.port()),
             bound.to_string(),
         ];
-        let service = StreamableHttpService::new(
+        let sessions = limits::Sessions::new();
+        limits::expire_idle_sessions(sessions.clone());
+        let service = StreamableHttpService::<_, LocalSessionManager>::new(
             move || Ok(GatewayServer::new(gateway.clone())),
-            Arc::new(LocalSessionManager::default()),
+            sessions.manager.clone(),
             config,
         );
+        let connections = Arc::new(tokio::sync::Semaphore::new(limits::MAX_CONNECTIONS));
         ready(bound);
         loop {
-            let (stream, _) = match listener.accept().await {
+            let (mut stream, _) = match listener.accept().await {
                 Ok(c) => c,
                 Err(e) => {
                     eprintln!("webmcp-ref serve: accepting a connection failed: {e}");
@@ -329,17 +333,39 @@ pub fn serve_http(
                     continue;
                 }
             };
+            let Ok(permit) = connections.clone().try_acquire_owned() else {
+                tokio::spawn(async move {
+                    use tokio::io::AsyncWriteExt as _;
+                    let _ = stream.write_all(limits::TOO_MANY_CONNECTIONS).await;
+                });
+                continue;
+            };
             let service = service.clone();
+            let sessions = sessions.clone();
             tokio::spawn(async move {
+                let _permit = permit;
                 let answer = hyper::service::service_fn(
                     move |request: hyper::Request<hyper::body::Incoming>| {
                         let service = service.clone();
+                        let sessions = sessions.clone();
                         async move {
                             if request.uri().path() != "/mcp" {
                                 return Ok::<_, std::convert::Infallible>(not_found());
                             }
+                            if limits::begins_session(&request) && sessions.full().await {
+                                return Ok(limits::refusal(
+                                    hyper::StatusCode::SERVICE_UNAVAILABLE,
+                                    &format!("{} MCP sessions are open, the most there may be: close one (DELETE /mcp with its Mcp-Session-Id), or wait for one to go idle for {} s", limits::MAX_SESSIONS, limits::SESSION_IDLE.as_secs()),
+                                ));
+                            }
+                            sessions.touch(request.headers());
+                            let request = match limits::read_body(request).await {
+                                Ok(r) => r,
+                                Err(refused) => return Ok(refused),
+                            };
                             let ends_session = request.method() == hyper::Method::DELETE;
                             let mut response = service.handle(request).await;
+                            sessions.touch(response.headers());
                             // A session ended is done, not pending: clients expect 200.
                             if ends_session && response.status() == hyper::StatusCode::ACCEPTED {
                                 *response.status_mut() = hyper::StatusCode::OK;
@@ -350,6 +376,8 @@ pub fn serve_http(
                 );
                 let io = hyper_util::rt::TokioIo::new(stream);
                 if let Err(e) = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(limits::HEADER_TIMEOUT)
                     .serve_connection(io, answer)
                     .await
                 {

@@ -10,6 +10,11 @@
 //! an otherwise well-formed request). A malformed notification or response cannot be answered:
 //! it gets a line on stderr. When the input ends, [`Lines::closed`] says so at once, so that
 //! the server can stop without waiting for requests still under way.
+//!
+//! A client that sends requests and does not read the answers is not answered into memory:
+//! while more than [`MAX_UNWRITTEN`] bytes of answers wait to be written, no request is taken
+//! (the reader stops, and the client's writes block on the full pipe), and the answers already
+//! made wait in a bounded queue.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -25,12 +30,46 @@ use tokio::sync::{mpsc, watch};
 pub const MAX_LINE: usize = 16 << 20;
 /// The most requests under way at once.
 pub const MAX_IN_FLIGHT: usize = 1024;
+/// The most bytes of answers waiting to be written before no more requests are taken.
+pub const MAX_UNWRITTEN: usize = 4 << 20;
+
+/// The bytes of answers made and not yet written, and a wake-up when some are.
+#[derive(Default)]
+struct Unwritten {
+    bytes: std::sync::atomic::AtomicUsize,
+    written: tokio::sync::Notify,
+}
+
+impl Unwritten {
+    fn add(&self, n: usize) {
+        self.bytes
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn done(&self, n: usize) {
+        self.bytes
+            .fetch_sub(n, std::sync::atomic::Ordering::Relaxed);
+        self.written.notify_waiters();
+    }
+
+    /// Waits until few enough answers wait to be written.
+    async fn room(&self) {
+        loop {
+            let written = self.written.notified();
+            if self.bytes.load(std::sync::atomic::Ordering::Relaxed) <= MAX_UNWRITTEN {
+                return;
+            }
+            written.await;
+        }
+    }
+}
 
 /// The transport rmcp serves on.
 pub struct Lines {
     incoming: mpsc::Receiver<RxJsonRpcMessage<RoleServer>>,
     out: mpsc::Sender<String>,
     in_flight: Arc<Mutex<HashSet<String>>>,
+    unwritten: Arc<Unwritten>,
 }
 
 /// A receiver that turns true when the input has ended.
@@ -47,19 +86,22 @@ impl Lines {
         let (out, lines) = mpsc::channel::<String>(256);
         let (closed_tx, closed) = watch::channel(false);
         let in_flight = Arc::new(Mutex::new(HashSet::new()));
-        tokio::spawn(write_lines(output, lines));
+        let unwritten = Arc::new(Unwritten::default());
+        tokio::spawn(write_lines(output, lines, unwritten.clone()));
         tokio::spawn(read_lines(
             input,
             to_server,
             out.clone(),
             in_flight.clone(),
             closed_tx,
+            unwritten.clone(),
         ));
         (
             Lines {
                 incoming,
                 out,
                 in_flight,
+                unwritten,
             },
             closed,
         )
@@ -74,6 +116,7 @@ impl Transport<RoleServer> for Lines {
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         let out = self.out.clone();
+        let unwritten = self.unwritten.clone();
         let line = serde_json::to_value(&item).map(|v| {
             if v.get("method").is_none() {
                 if let (Some(id), Ok(mut f)) = (v.get("id"), self.in_flight.lock()) {
@@ -84,6 +127,7 @@ impl Transport<RoleServer> for Lines {
         });
         async move {
             let line = line.map_err(std::io::Error::other)?;
+            unwritten.add(line.len());
             out.send(line)
                 .await
                 .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "output closed"))
@@ -93,7 +137,13 @@ impl Transport<RoleServer> for Lines {
     fn receive(
         &mut self,
     ) -> impl std::future::Future<Output = Option<RxJsonRpcMessage<RoleServer>>> + Send {
-        self.incoming.recv()
+        let unwritten = self.unwritten.clone();
+        let incoming = &mut self.incoming;
+        async move {
+            // Back-pressure: no request is taken while the client leaves its answers unread.
+            unwritten.room().await;
+            incoming.recv().await
+        }
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
@@ -101,14 +151,20 @@ impl Transport<RoleServer> for Lines {
     }
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(mut output: W, mut lines: mpsc::Receiver<String>) {
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut output: W,
+    mut lines: mpsc::Receiver<String>,
+    unwritten: Arc<Unwritten>,
+) {
     while let Some(line) = lines.recv().await {
         let written = async {
             output.write_all(line.as_bytes()).await?;
             output.write_all(b"\n").await?;
             output.flush().await
         };
-        if written.await.is_err() {
+        let ok = written.await.is_ok();
+        unwritten.done(line.len());
+        if !ok {
             break;
         }
     }
@@ -166,8 +222,10 @@ async fn read_lines<R: AsyncRead + Unpin>(
     out: mpsc::Sender<String>,
     in_flight: Arc<Mutex<HashSet<String>>>,
     closed: watch::Sender<bool>,
+    unwritten: Arc<Unwritten>,
 ) {
     let mut input = BufReader::with_capacity(1 << 16, input);
+    let mut initialized = false;
     while let Some(line) = next_line(&mut input).await {
         match check(line, &in_flight) {
             Checked::Pass(message) => {
@@ -175,12 +233,42 @@ async fn read_lines<R: AsyncRead + Unpin>(
                     break;
                 }
             }
-            Checked::Answer(answer) => {
-                if out.send(answer.to_string()).await.is_err() {
+            // The connection is initialized once: a second `initialize` would begin another
+            // session on the same one.
+            Checked::Initialize(id, _) if initialized => {
+                if let Ok(mut f) = in_flight.lock() {
+                    f.remove(&id.to_string());
+                }
+                let answer = json!({
+                    "jsonrpc": "2.0",
+                    "id": id,
+                    "error": {"code": INVALID_REQUEST, "message": "Invalid request: the connection is initialized already (`initialize` comes once, first)"},
+                })
+                .to_string();
+                unwritten.add(answer.len());
+                if out.send(answer).await.is_err() {
                     break;
                 }
             }
-            Checked::Log(why) => eprintln!("webmcp-ref serve: {why}"),
+            Checked::Initialize(_, message) => {
+                initialized = true;
+                if to_server.send(*message).await.is_err() {
+                    break;
+                }
+            }
+            Checked::Answer(answer) => {
+                let answer = answer.to_string();
+                unwritten.add(answer.len());
+                if out.send(answer).await.is_err() {
+                    break;
+                }
+                // A client that sends malformed lines and reads no answer is not read on.
+                unwritten.room().await;
+            }
+            Checked::Log(why) => eprintln!(
+                "webmcp-ref serve: {}",
+                crate::text::escape::terminal(&why, false)
+            ),
             Checked::Skip => {}
         }
     }
@@ -190,6 +278,8 @@ async fn read_lines<R: AsyncRead + Unpin>(
 /// What becomes of a line.
 enum Checked {
     Pass(Box<RxJsonRpcMessage<RoleServer>>),
+    /// An `initialize` request (with its id), which a connection makes once.
+    Initialize(Value, Box<RxJsonRpcMessage<RoleServer>>),
     Answer(Value),
     Log(String),
     Skip,
@@ -339,6 +429,9 @@ fn check(line: Line, in_flight: &Mutex<HashSet<String>>) -> Checked {
             );
         }
         f.insert(key);
+        if method == "initialize" {
+            return Checked::Initialize(id.clone(), Box::new(message));
+        }
     }
     Checked::Pass(Box::new(message))
 }
@@ -430,7 +523,7 @@ mod tests {
     fn answer(line: &str) -> Value {
         match check(Line::Text(line.as_bytes().to_vec()), &Mutex::default()) {
             Checked::Answer(v) => v,
-            Checked::Pass(_) => panic!("passed: {line}"),
+            Checked::Pass(_) | Checked::Initialize(..) => panic!("passed: {line}"),
             Checked::Log(l) => panic!("logged {l}: {line}"),
             Checked::Skip => panic!("skipped: {line}"),
         }

@@ -11,13 +11,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use tokio::sync::oneshot;
-
 use super::answers::{Answer, Reply};
 use super::arguments::WaitArgs;
 use super::conditions::{Condition, PageState, PageView, Pattern, Verdict, WaitStart};
 use super::driver::{Clock, Deadline, Driver};
 use super::handle::WaitReply;
+use super::keeper::Slot;
 use crate::host::keys::NavigableKey;
 use crate::webmcp::ToolchangeCount;
 
@@ -31,7 +30,7 @@ pub(super) struct Wait {
     /// The page's `toolchange` counts at the start.
     pub(super) toolchanges_at_start: ToolchangeCount,
     pub(super) deadline: u64,
-    pub(super) reply: oneshot::Sender<WaitReply>,
+    pub(super) reply: Slot<WaitReply>,
 }
 
 /// A page's waits, by what can end them, and the page as last read.
@@ -214,12 +213,7 @@ fn verdict(view: &PageView, condition: &Condition, at_start: ToolchangeCount) ->
 }
 
 impl Driver<'_> {
-    pub(super) fn start_wait(
-        &mut self,
-        id: u64,
-        args: WaitArgs,
-        reply: oneshot::Sender<WaitReply>,
-    ) {
+    pub(super) fn start_wait(&mut self, id: u64, args: WaitArgs, reply: Slot<WaitReply>) {
         let (page, page_id) = match self.resolve_page(&args.page) {
             Ok(p) => p,
             Err(answer) => {
@@ -379,6 +373,21 @@ impl Driver<'_> {
             held_at: None,
         });
     }
+}
+
+/// The answer of a wait whose deadline passed while the page was inside one unit of work that
+/// had not ended (see `keeper`): its state cannot be read until the unit ends.
+pub(super) fn busy_answer(condition: &Condition, timeout_ms: u64) -> Reply {
+    let mut a = Answer::new();
+    let what = condition.describe(&a);
+    a.line(format!(
+        "Timed out after {timeout_ms} ms waiting for {what}: the page was running one unit of work (a script that had not returned) when the time was up, so its state could not be read."
+    ));
+    a.field("outcome", "timed-out");
+    a.field("condition", condition.name());
+    a.field("busy", true);
+    a.field("waitedMs", timeout_ms);
+    a.finish()
 }
 
 /// The answer of a wait that ended: its condition held, or its page was closed.
