@@ -367,6 +367,11 @@ pub fn untracked<R>(f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// The most pairs of a check's and a unit's notes [`post_check`] compares one by one.
+const SCAN_AT_MOST: usize = 4096;
+/// A check of at most this many notes scans the unit's, however many it has.
+const SCAN_FOR_AT_MOST: usize = 64;
+
 /// Runs a check after a unit (see the module's comment): its accesses join the unit's only
 /// when it wrote something or read something the unit changed. An increase of a count is
 /// not such a change: a test for zero after it is false, in every order, and a check acts
@@ -396,17 +401,36 @@ pub fn post_check<R>(f: impl FnOnce() -> R) -> R {
         if check_changed == 0 && check.iter().all(|(id, _)| *changed & bit(*id) == 0) {
             return check;
         }
-        // What the unit did to one object, joined (a check reads a few objects; the unit's
-        // notes are scanned for each rather than sorted).
-        let did: Vec<Option<Access>> = check
-            .iter()
-            .map(|(id, _)| {
-                unit.iter()
-                    .filter(|(i, _)| i == id)
-                    .map(|(_, a)| *a)
-                    .reduce(Access::join)
-            })
-            .collect();
+        // What the unit did to one object, joined. A check usually reads a few objects, and
+        // the unit's notes are scanned for each; when both are long (a check of every
+        // document after a unit that touched them all), they are joined by object once, so
+        // that the check costs what the two hold, not their product.
+        let did: Vec<Option<Access>> = if check.len() <= SCAN_FOR_AT_MOST
+            || check.len().saturating_mul(unit.len()) <= SCAN_AT_MOST
+        {
+            check
+                .iter()
+                .map(|(id, _)| {
+                    unit.iter()
+                        .filter(|(i, _)| i == id)
+                        .map(|(_, a)| *a)
+                        .reduce(Access::join)
+                })
+                .collect()
+        } else {
+            let mut by_object: std::collections::HashMap<u64, Access> =
+                std::collections::HashMap::with_capacity(unit.len());
+            for (id, a) in unit.iter() {
+                by_object
+                    .entry(*id)
+                    .and_modify(|d| *d = d.join(*a))
+                    .or_insert(*a);
+            }
+            check
+                .iter()
+                .map(|(id, _)| by_object.get(id).copied())
+                .collect()
+        };
         let wrote = check.iter().any(|(_, a)| *a != Access::Read);
         let keep = wrote
             || did
