@@ -24,6 +24,7 @@
 //!   unit's write out of the footprint of the unit after it).
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What a unit did to an object.
@@ -279,6 +280,9 @@ static RECORDING: AtomicUsize = AtomicUsize::new(0);
 struct Notes {
     notes: Vec<(u64, Access)>,
     changed: u64,
+    /// The notes joined by object, up to the count it gives: built by the first check after
+    /// a unit of many notes, and brought up to date by each check after it.
+    index: Option<(usize, HashMap<u64, Access>)>,
 }
 
 thread_local! {
@@ -294,6 +298,7 @@ fn open_scope() -> Notes {
     Notes {
         notes: BUFFERS.with(|b| b.borrow_mut().pop()).unwrap_or_default(),
         changed: 0,
+        index: None,
     }
 }
 
@@ -367,10 +372,8 @@ pub fn untracked<R>(f: impl FnOnce() -> R) -> R {
     r
 }
 
-/// The most pairs of a check's and a unit's notes [`post_check`] compares one by one.
-const SCAN_AT_MOST: usize = 4096;
-/// A check of at most this many notes scans the unit's, however many it has.
-const SCAN_FOR_AT_MOST: usize = 64;
+/// The most notes of a unit [`post_check`] scans for each object a check read.
+const SCAN_AT_MOST: usize = 32;
 
 /// Runs a check after a unit (see the module's comment): its accesses join the unit's only
 /// when it wrote something or read something the unit changed. An increase of a count is
@@ -388,10 +391,12 @@ pub fn post_check<R>(f: impl FnOnce() -> R) -> R {
         let Notes {
             notes: mut check,
             changed: check_changed,
+            ..
         } = s.pop().flatten().unwrap_or_default();
         let Some(Some(Notes {
             notes: unit,
             changed,
+            index,
         })) = s.last_mut()
         else {
             return check;
@@ -401,13 +406,11 @@ pub fn post_check<R>(f: impl FnOnce() -> R) -> R {
         if check_changed == 0 && check.iter().all(|(id, _)| *changed & bit(*id) == 0) {
             return check;
         }
-        // What the unit did to one object, joined. A check usually reads a few objects, and
-        // the unit's notes are scanned for each; when both are long (a check of every
-        // document after a unit that touched them all), they are joined by object once, so
-        // that the check costs what the two hold, not their product.
-        let did: Vec<Option<Access>> = if check.len() <= SCAN_FOR_AT_MOST
-            || check.len().saturating_mul(unit.len()) <= SCAN_AT_MOST
-        {
+        // What the unit did to one object, joined. A unit of a few notes is scanned for each
+        // object the check read; a longer one is joined by object once, and the index kept
+        // for the next checks after the same unit (a check of every document after a unit
+        // that touched them all costs what the two hold, not their product).
+        let did: Vec<Option<Access>> = if unit.len() <= SCAN_AT_MOST {
             check
                 .iter()
                 .map(|(id, _)| {
@@ -418,14 +421,14 @@ pub fn post_check<R>(f: impl FnOnce() -> R) -> R {
                 })
                 .collect()
         } else {
-            let mut by_object: std::collections::HashMap<u64, Access> =
-                std::collections::HashMap::with_capacity(unit.len());
-            for (id, a) in unit.iter() {
+            let (upto, by_object) = index.get_or_insert_with(|| (0, HashMap::new()));
+            for (id, a) in &unit[*upto..] {
                 by_object
                     .entry(*id)
                     .and_modify(|d| *d = d.join(*a))
                     .or_insert(*a);
             }
+            *upto = unit.len();
             check
                 .iter()
                 .map(|(id, _)| by_object.get(id).copied())
