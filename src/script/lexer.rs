@@ -171,22 +171,20 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
                         'r' => '\r',
                         '0' => '\0',
                         '\\' | '"' | '\'' => esc,
-                        'u' => {
-                            let hex: String = chars.iter().skip(i).take(4).collect();
-                            let code = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32);
-                            let Some(ch) = code.filter(|_| hex.len() == 4) else {
-                                let (l, c) = pos(i);
+                        'u' => match unicode_escape(&chars, i) {
+                            Ok((ch, next)) => {
+                                i = next;
+                                ch
+                            }
+                            Err((at, message)) => {
+                                let (l, c) = pos(at);
                                 return Err(LexError {
                                     line: l,
                                     column: c,
-                                    message: format!(
-                                        "expected four hex digits after \\u, found {hex:?}"
-                                    ),
+                                    message,
                                 });
-                            };
-                            i += 4;
-                            ch
-                        }
+                            }
+                        },
                         other => {
                             let (l, c) = pos(i - 1);
                             return Err(LexError {
@@ -383,6 +381,23 @@ fn template(
                 let Some(&esc) = chars.get(i + 1) else {
                     return Err(unclosed());
                 };
+                if esc == 'u' {
+                    match unicode_escape(chars, i + 2) {
+                        Ok((ch, next)) => {
+                            text.push(ch);
+                            i = next;
+                            continue;
+                        }
+                        Err((at, message)) => {
+                            let (l, c) = pos(at);
+                            return Err(LexError {
+                                line: l,
+                                column: c,
+                                message,
+                            });
+                        }
+                    }
+                }
                 text.push(match esc {
                     'n' => '\n',
                     't' => '\t',
@@ -453,6 +468,76 @@ fn template(
                 i += 1;
             }
         }
+    }
+}
+
+/// Four hex digits at `at`, as a UTF-16 code unit.
+fn code_unit(chars: &[char], at: usize) -> Option<u32> {
+    let hex: String = chars.iter().skip(at).take(4).collect();
+    if hex.len() != 4 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(&hex, 16).ok()
+}
+
+/// The escape after `\u` (at `at`, just past the `u`): `XXXX`, a surrogate pair
+/// `\uD83D\uDE00` (as JavaScript reads one), or `{X...}`. Returns the character and where the
+/// string goes on, or where the escape is wrong and why. A lone surrogate is refused: the
+/// engine's strings are Unicode text, and cannot hold half of a pair (JavaScript's can).
+fn unicode_escape(chars: &[char], at: usize) -> Result<(char, usize), (usize, String)> {
+    if chars.get(at) == Some(&'{') {
+        let digits: String = chars[at + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_hexdigit())
+            .collect();
+        let end = at + 1 + digits.len();
+        let code = (!digits.is_empty() && digits.len() <= 6 && chars.get(end) == Some(&'}'))
+            .then(|| u32::from_str_radix(&digits, 16).ok())
+            .flatten();
+        return match code {
+            Some(c) if (0xD800..=0xDFFF).contains(&c) => Err((
+                at,
+                format!("\\u{{{digits}}} is a lone surrogate: a string here holds Unicode characters, not halves of a pair"),
+            )),
+            Some(c) => match char::from_u32(c) {
+                Some(ch) => Ok((ch, end + 1)),
+                None => Err((at, format!("\\u{{{digits}}} is past U+10FFFF, the last code point"))),
+            },
+            None => Err((at, "expected \\u{X...}: one to six hex digits between braces".into())),
+        };
+    }
+    let found = || chars.iter().skip(at).take(4).collect::<String>();
+    let Some(unit) = code_unit(chars, at) else {
+        return Err((
+            at,
+            format!(
+                "expected four hex digits (or {{X...}}) after \\u, found {:?}",
+                found()
+            ),
+        ));
+    };
+    match unit {
+        0xD800..=0xDBFF => {
+            let low = (chars.get(at + 4) == Some(&'\\') && chars.get(at + 5) == Some(&'u'))
+                .then(|| code_unit(chars, at + 6))
+                .flatten()
+                .filter(|l| (0xDC00..=0xDFFF).contains(l));
+            match low {
+                Some(low) => {
+                    let c = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                    Ok((char::from_u32(c).expect("a surrogate pair is a code point"), at + 10))
+                }
+                None => Err((
+                    at,
+                    format!("\\u{unit:04X} is a high surrogate not followed by a low one (\\uDC00 to \\uDFFF): a string here holds Unicode characters, not halves of a pair"),
+                )),
+            }
+        }
+        0xDC00..=0xDFFF => Err((
+            at,
+            format!("\\u{unit:04X} is a low surrogate without a high one before it: a string here holds Unicode characters, not halves of a pair"),
+        )),
+        _ => Ok((char::from_u32(unit).expect("not a surrogate"), at + 4)),
     }
 }
 
@@ -558,5 +643,25 @@ mod tests {
         let pos: Vec<(u32, u32)> = (0..10).map(|i| (7, i + 1)).collect();
         let e = lex("log \"oops", &pos).unwrap_err();
         assert_eq!((e.line, e.column), (7, 5));
+    }
+
+    #[test]
+    fn unicode_escapes_read_surrogate_pairs_and_braces_and_refuse_a_lone_half() {
+        let text = |src: &str| match lex(src, &[]).map(|t| t[0].tok.clone()) {
+            Ok(Tok::Str(s)) => Ok(s),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.message),
+        };
+        assert_eq!(text(r#""\ud83d\ude00""#).unwrap(), "\u{1F600}");
+        assert_eq!(text(r#""\u{1F600}\u0041""#).unwrap(), "\u{1F600}A");
+        let lone = text(r#""\ud83d!""#).unwrap_err();
+        assert!(
+            lone.contains("high surrogate not followed by a low one"),
+            "{lone}"
+        );
+        let low = text(r#""\ude00""#).unwrap_err();
+        assert!(low.contains("low surrogate without a high one"), "{low}");
+        let bad = text(r#""\u12""#).unwrap_err();
+        assert!(bad.contains("expected four hex digits"), "{bad}");
     }
 }
