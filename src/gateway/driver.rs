@@ -289,7 +289,10 @@ impl<'a> Driver<'a> {
             if self.stopped.is_some() {
                 return false;
             }
-            match self.run.serve_step(Some(limit)) {
+            self.keeper.in_unit(true);
+            let stepped = self.run.serve_step(Some(limit));
+            self.keeper.in_unit(false);
+            match stepped {
                 Ok(true) => self.after_unit(),
                 Ok(false) => return false,
                 Err(message) => {

@@ -6,11 +6,13 @@
 //! driver, busy or not, reads it), with an answer that needs nothing of the page (the request
 //! timed out while the page was busy) and the slot its answer goes to. The driver answers
 //! first whenever it can (its own answer says more); the keeper answers [`GRACE`] after the
-//! deadline only what is still unanswered then. What the deadline does to the page (the call's
-//! signal aborted, the observation abandoned) waits for the driver, between units, as
-//! everything done to the page does.
+//! deadline only what is still unanswered then, and only while the driver is inside a unit
+//! (between units, a late answer is the driver's: it was only slow to look). What the
+//! deadline does to the page (the call's signal aborted, the observation abandoned) waits for
+//! the driver, between units, as everything done to the page does.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -53,6 +55,10 @@ struct Pending {
 /// The keeper's handle; the thread stops when it is dropped.
 pub(super) struct Keeper {
     shared: Arc<(Mutex<Pending>, Condvar)>,
+    /// Whether the driver is inside a unit of the page now. A deadline passed while it is
+    /// not is the driver's to answer (it was only late to look: a busy machine), never the
+    /// keeper's, whose answer says the page was busy.
+    in_unit: Arc<AtomicBool>,
 }
 
 impl Keeper {
@@ -66,14 +72,21 @@ impl Keeper {
             Condvar::new(),
         ));
         let theirs = shared.clone();
+        let in_unit = Arc::new(AtomicBool::new(false));
+        let driver_in_unit = in_unit.clone();
         let spawned = std::thread::Builder::new()
             .name("webmcp-ref deadlines".into())
-            .spawn(move || keep(&theirs));
+            .spawn(move || keep(&theirs, &driver_in_unit));
         if let Err(e) = spawned {
             // The driver still answers every deadline between units.
             eprintln!("webmcp-ref serve: the deadline keeper could not start: {e}");
         }
-        Keeper { shared }
+        Keeper { shared, in_unit }
+    }
+
+    /// The driver begins (true) or ends (false) a unit of the page.
+    pub(super) fn in_unit(&self, inside: bool) {
+        self.in_unit.store(inside, Ordering::SeqCst);
     }
 
     /// Request `id`'s deadline at `due`, and what to answer then.
@@ -106,7 +119,7 @@ impl Drop for Keeper {
     }
 }
 
-fn keep(shared: &(Mutex<Pending>, Condvar)) {
+fn keep(shared: &(Mutex<Pending>, Condvar), in_unit: &AtomicBool) {
     let (lock, wake) = shared;
     let Ok(mut pending) = lock.lock() else {
         return;
@@ -122,6 +135,18 @@ fn keep(shared: &(Mutex<Pending>, Condvar)) {
                 Ok(p) => pending = p,
                 Err(_) => return,
             },
+            // The driver is between units: it answers this deadline itself, as soon as it
+            // looks; the keeper looks again a grace later.
+            Some((due, id)) if due + GRACE <= now && !in_unit.load(Ordering::SeqCst) => {
+                if let Some(fire) = pending.due.remove(&(due, id)) {
+                    pending.due.insert((now, id), fire);
+                    pending.of_request.insert(id, now);
+                }
+                match wake.wait_timeout(pending, GRACE) {
+                    Ok((p, _)) => pending = p,
+                    Err(_) => return,
+                }
+            }
             Some((due, id)) if due + GRACE <= now => {
                 let fire = pending.due.remove(&(due, id));
                 pending.of_request.remove(&id);
@@ -149,6 +174,20 @@ mod tests {
     #[test]
     fn a_deadline_the_driver_does_not_answer_is_answered_by_the_keeper() {
         let keeper = Keeper::start();
+        // Between units, a passed deadline is left to the driver.
+        let (tx, mut rx) = oneshot::channel::<&str>();
+        let theirs = Slot::new(tx);
+        keeper.add(
+            0,
+            Instant::now(),
+            Box::new(move || {
+                theirs.send("the keeper's");
+            }),
+        );
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(rx.try_recv().is_err(), "not answered between units");
+        keeper.remove(0);
+        keeper.in_unit(true);
         let (tx, mut rx) = oneshot::channel::<&str>();
         let slot = Slot::new(tx);
         let theirs = slot.clone();
