@@ -8,6 +8,10 @@
 //! - a file accepted runs to the same result twice, byte for byte, and exports the same WPT
 //!   test twice.
 //!
+//! A second generator writes runaways (a value doubled line after line, shared or copied; a
+//! timer, a tool or a listener that re-arms itself): each is stopped by a budget, the same
+//! way on every run.
+//!
 //! `fuzz/` drives the same path on arbitrary bytes, coverage-guided (`cargo +nightly fuzz`).
 
 use proptest::prelude::*;
@@ -328,5 +332,105 @@ proptest! {
         let mut bytes = b"title: t\n\nsubtest \"s\"\n  page top https://a.test/\n  ".to_vec();
         bytes.extend(tail);
         on_main_sized_stack(bytes)?;
+    }
+}
+
+/// Work that never ends or a value that never stops growing, in one of the ways a page can
+/// write them, after some ordinary lines.
+fn runaway() -> impl Strategy<Value = Vec<String>> {
+    (0u8..7, 20usize..45).prop_map(|(kind, n)| match kind {
+        0 => {
+            let mut lines = vec!["task in top:".to_string(), "  x = \"ab\"".to_string()];
+            lines.extend((0..n).map(|_| "  x = `${x}${x}`".to_string()));
+            lines
+        }
+        1 => {
+            let mut lines = vec!["task in top:".to_string(), "  a = [1]".to_string()];
+            lines.extend((0..n).map(|_| "  a = [a, a, a]".to_string()));
+            lines
+        }
+        2 => {
+            let mut lines = vec!["task in top:".to_string(), "  a = {v: 1}".to_string()];
+            lines.extend((0..n).map(|_| "  a = {l: a, r: a}".to_string()));
+            lines
+        }
+        3 => vec![
+            "script tick:".into(),
+            "  after 1ms:".into(),
+            "    ts = await top.getTools()".into(),
+            "    top.executeTool(ts[0])".into(),
+            "  return 1".into(),
+            "task in top: top.registerTool({name: \"tick\", description: \"d\", execute: tick})".into(),
+            "run".into(),
+            "task in top:".into(),
+            "  ts = await top.getTools()".into(),
+            "  top.executeTool(ts[0])".into(),
+        ],
+        4 => vec![
+            "script again:".into(),
+            "  ts = await top.getTools()".into(),
+            "  x = await top.executeTool(ts[0])".into(),
+            "  return x".into(),
+            "task in top: top.registerTool({name: \"self\", description: \"d\", execute: again})".into(),
+            "run".into(),
+            "task in top:".into(),
+            "  ts = await top.getTools()".into(),
+            "  r = top.executeTool(ts[0])".into(),
+        ],
+        5 => vec![
+            "task in top:".into(),
+            "  on top toolchange:".into(),
+            "    c = AbortController()".into(),
+            "    top.registerTool({name: \"t\", description: \"d\", execute: returns(1)}, {signal: c.signal})".into(),
+            "    c.abort()".into(),
+            "  top.registerTool({name: \"t0\", description: \"d\", execute: returns(1)})".into(),
+        ],
+        _ => {
+            let mut lines = vec!["task in top:".to_string(), format!("  y = \"{}\"", "y".repeat(n * 100))];
+            lines.extend((0..n * 50).map(|_| "  x = `${y}${y}`".to_string()));
+            lines
+        }
+    })
+}
+
+/// Budgets small enough that a runaway case ends in a few milliseconds.
+fn small_budgets() -> RunOptions {
+    RunOptions {
+        budgets: webmcp_ref::host::budget::Budgets {
+            max_units: 20_000,
+            max_fuel: 400_000,
+            max_unit_fuel: 100_000,
+            max_value_size: 50_000,
+            max_trace_entries: 50_000,
+        },
+        ..RunOptions::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 48, failure_persistence: None, ..Config::default() })]
+
+    /// A runaway is stopped by a budget, at the same statement with the same message on
+    /// every run, and the message names the flag that raises it.
+    #[test]
+    fn runaway_work_and_growing_values_are_stopped_by_a_budget_the_same_way_twice(
+        wild in runaway(),
+    ) {
+        let mut s = String::from("title: t\n\nsubtest \"s\"\n  page top https://a.test/\n");
+        for line in wild.into_iter().chain(["run".to_string()]) {
+            s.push_str("  ");
+            s.push_str(&line);
+            s.push('\n');
+        }
+        let file = parse_bytes(PATH, s.as_bytes()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let first = run_file(&file, &small_budgets());
+        let again = run_file(&file, &small_budgets());
+        prop_assert_eq!(
+            serde_json::to_string(&first).ok(),
+            serde_json::to_string(&again).ok()
+        );
+        let m = first.subtests[0].messages.join("\n");
+        prop_assert!(first.out_of_budget(), "{}", m);
+        prop_assert!(m.contains("raise it with --max-"), "{}", m);
     }
 }
