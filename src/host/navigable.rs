@@ -6,6 +6,7 @@
 use serde::Serialize;
 use url::Url;
 
+use super::dom::{Dispatch, EventInit};
 use super::event_loop::{EventLoops, TaskAction, TaskSource};
 use super::keys::{DocumentKey, EventLoopKey, ListenerKey, NavigableKey};
 use super::origin::Origin;
@@ -342,6 +343,7 @@ pub trait Navigables: Host {
             self.destroy_document(d);
         }
         let new = self.create_document(nav, label, url, DocumentOptions::default());
+        self.take_pending_request(label, new);
         self.unload_document_and_its_descendants(from);
         if keep_in_bfcache {
             self.documents[from].in_bfcache = true;
@@ -448,10 +450,24 @@ pub trait Navigables: Host {
         );
     }
 
-    /// The `DOMContentLoaded` or `load` task: the document reaches the stage.
+    /// The `DOMContentLoaded` or `load` task: the document reaches the stage. A document with
+    /// a tree also fires the event (`DOMContentLoaded` at the document, bubbling to the
+    /// `Window`; `load` at the `Window`); a document without one fires nothing, as before
+    /// documents had trees.
     fn reach_lifecycle(&mut self, doc: DocumentKey, stage: Lifecycle) {
         if self.documents[doc].lifecycle >= stage {
             return;
+        }
+        if let Some(root) = self.document_node(doc) {
+            match stage {
+                Lifecycle::Interactive => {
+                    self.fire_event(root, EventInit::new("DOMContentLoaded").bubbles());
+                }
+                Lifecycle::Complete => {
+                    self.fire_event_at_window(doc, EventInit::new("load"));
+                }
+                Lifecycle::Loading => {}
+            }
         }
         self.documents[doc].lifecycle = stage;
         self.lifecycle_reached(doc, stage);

@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 use serde::Serialize;
 
 use super::callback::Callback;
-use super::keys::{DocumentKey, PromiseKey, SignalKey, ThenableKey};
+use super::keys::{DocumentKey, EventKey, NodeKey, PromiseKey, SignalKey, ThenableKey};
 use super::seam::Upper;
 use super::HostState;
 
@@ -119,6 +119,10 @@ pub enum Value {
     Unserializable(Unserializable),
     /// A function the page's script made (a tool's `execute` callback).
     Function(Callback),
+    /// A DOM node (an element, a document's node, text).
+    Node(NodeKey),
+    /// An event dispatched at a node (see `dom::dispatch`).
+    Event(EventKey),
 }
 
 impl Value {
@@ -170,6 +174,8 @@ impl Value {
             Value::Controller(_) => "[object AbortController]".into(),
             Value::Signal(_) => "[object AbortSignal]".into(),
             Value::Function(_) => "function () { [code] }".into(),
+            Value::Node(_) => "[object HTMLElement]".into(),
+            Value::Event(_) => "[object Event]".into(),
         }
     }
 
@@ -198,6 +204,8 @@ impl Value {
             Value::Window(_) => "window".into(),
             Value::Controller(_) => "AbortController".into(),
             Value::Signal(_) => "AbortSignal".into(),
+            Value::Node(_) => "node".into(),
+            Value::Event(_) => "event".into(),
             Value::Thenable(_) => "{\"then\":function}".into(),
             Value::Unserializable(Unserializable::ToJsonUndefined) => {
                 "{\"toJSON\":function}".into()
@@ -297,7 +305,14 @@ impl Value {
             | Value::Thenable(_)
             | Value::Controller(_)
             | Value::Signal(_)
+            | Value::Event(_)
             | Value::Error(_) => out.push_str("{}"),
+            // A node's `ownerDocument.defaultView.document...` leads back to it: a cycle.
+            Value::Node(_) => {
+                return Err(ErrorValue::type_error(
+                    "Converting circular structure to JSON (a Node)",
+                ))
+            }
             // Functions have no JSON form.
             Value::Function(_) => return Ok(false),
             // `window.window === window`: a cycle.
@@ -351,6 +366,11 @@ impl<U: Upper> HostState<U> {
             Value::Error(e) => format!("{}({:?})", e.name, e.message),
             Value::String(s) => format!("{s:?}"),
             Value::Function(_) => "function".into(),
+            Value::Node(n) => self.describe_node(*n),
+            Value::Event(e) => match self.dom.events.get(*e) {
+                Some(r) => format!("{} event", r.init.event_type),
+                None => "event".into(),
+            },
             other => other
                 .to_json_string()
                 .unwrap_or_else(|_| format!("{other:?}")),

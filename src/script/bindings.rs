@@ -7,6 +7,7 @@
 use super::interpreter::Interpreter;
 use super::ScriptHost;
 use crate::host::abort::Abort;
+use crate::host::dom::Dispatch;
 use crate::host::keys::DocumentKey;
 use crate::host::promise::ThenBehaviour;
 use crate::host::value::{ErrorValue, Unserializable, Value};
@@ -414,6 +415,7 @@ fn value_member<W: ScriptHost>(w: &W, target: &Value, prop: &str, harness: bool)
         (Value::Array(items), "length") => Value::number(items.len() as f64),
         (Value::String(s), "length") => Value::number(s.encode_utf16().count() as f64),
         (Value::Promise(p), "state") if harness => Value::string(w.promise_state(*p).name()),
+        (Value::Event(e), _) => return w.event_member(*e, prop),
         (Value::Object(_), _) => target.get(prop).cloned().unwrap_or(Value::Undefined),
         _ => return None,
     })
@@ -455,6 +457,7 @@ pub fn call_method<W: ScriptHost>(
                 }
             })
         }
+        (Value::Event(e), _) if w.event_method(*e, method) => Ok(Value::Undefined),
         (Value::Controller(s), "abort") => {
             w.signal_abort(*s, Some(arg(0)));
             Ok(Value::Undefined)

@@ -803,6 +803,8 @@ pub trait Emit: Scene {
             | Value::Controller(_)
             | Value::Signal(_)
             | Value::Unserializable(_)
+            | Value::Node(_)
+            | Value::Event(_)
             | Value::Function(_) => {
                 return Err(omit("unsupported", "a value that has no literal form"))
             }

@@ -557,6 +557,7 @@ pub trait Interpreter: ScriptHost {
                 Ok(EventTargetRef::Webmcp(self.context_of(d)))
             }
             Value::Signal(s) | Value::Controller(s) => Ok(EventTargetRef::Signal(s)),
+            Value::Node(n) => Ok(EventTargetRef::Node(n)),
             other => Err(type_error(format!(
                 "{} is not an event target",
                 self.describe_value(&other)
