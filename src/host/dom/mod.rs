@@ -99,10 +99,14 @@ use super::events::EventTargetRef;
 #[allow(unused_imports)]
 use super::HostState;
 
-/// The most markup one document (or one fragment) may be given, in bytes.
-pub const MAX_MARKUP_BYTES: usize = 512 * 1024;
-/// The most nodes one parse may create.
-pub const MAX_PARSED_NODES: usize = 50_000;
+/// The most markup one document (or one fragment) may be given, in bytes. html5ever checks
+/// a tag's attributes for duplicates pairwise, so one tag holding every attribute the markup
+/// can spell costs the square of their number: at this size that worst case parses in about
+/// a second (spec-tests/dom_parsing.rs measures it), at four times the size in sixteen.
+pub const MAX_MARKUP_BYTES: usize = 128 * 1024;
+/// The most nodes one parse may create (the tree builder's reconstruction of formatting
+/// elements can make many nodes of little markup).
+pub const MAX_PARSED_NODES: usize = 20_000;
 /// The deepest a tree may nest (a root is at depth 0): the parser refuses markup that nests
 /// deeper, and insertion refuses to build a deeper tree. Chromium's parser stops nesting at
 /// 512 too (deeper elements become siblings); here it is an error, so a test sees it.

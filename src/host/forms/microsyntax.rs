@@ -367,7 +367,7 @@ pub fn normalize_newlines(s: &str) -> String {
 
 /// <https://infra.spec.whatwg.org/#strip-and-collapse-ascii-whitespace>
 pub fn strip_and_collapse_ascii_whitespace(s: &str) -> String {
-    s.split(|c: char| matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' '))
+    s.split(['\t', '\n', '\x0c', '\r', ' '])
         .filter(|p| !p.is_empty())
         .collect::<Vec<_>>()
         .join(" ")

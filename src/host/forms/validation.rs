@@ -246,9 +246,7 @@ impl<U: Upper> HostState<U> {
             "Value must be greater than or equal to the minimum."
         } else if v.range_overflow {
             "Value must be less than or equal to the maximum."
-        } else if v.step_mismatch {
-            "Please enter a valid value."
-        } else if v.bad_input {
+        } else if v.step_mismatch || v.bad_input {
             "Please enter a valid value."
         } else {
             ""
