@@ -188,3 +188,41 @@ proptest! {
         prop_assert_eq!(shape(&whole, top), shape(&parts, ptop));
     }
 }
+
+#[test]
+fn the_end_6_domcontentloaded_from_the_parser_is_what_lifecycle_domcontentloaded_waits_for() {
+    let mut s = crate::common::Sim::with("spec", &[("tools-ready-lifecycle", "domcontentloaded")]);
+    let top = s.page_with(
+        "top",
+        "https://a.test/",
+        webmcp_ref::host::navigable::DocumentOptions { loading: true, ..Default::default() },
+    );
+    s.w.deliver_markup(top, &["<form id=f toolname=search>", "<input name=q></form>"], true).unwrap();
+    assert!(!s.ready(top));
+    assert!(s.step());
+    assert!(s.w.get_element_by_id(top, "f").is_some(), "the form is there after the first chunk");
+    assert!(!s.ready(top), "and the tools are presumed not ready until DOMContentLoaded");
+    s.run();
+    assert!(s.ready(top));
+}
+
+#[test]
+fn a_worlds_copy_and_state_hash_include_its_trees() {
+    use std::hash::Hasher;
+    let (mut s, top) = page("<input id=i value=a>");
+    let i = id(&s, top, "i");
+    let hash = |w: &webmcp_ref::World| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        w.hash_state(&mut h);
+        h.finish()
+    };
+    let before = hash(&s.w);
+    let mut copy = s.w.clone();
+    copy.set_value(i, "b").unwrap();
+    assert_eq!(s.w.value(i), "a", "the copy's change stays in the copy");
+    assert_eq!(copy.value(i), "b");
+    assert_ne!(hash(&copy), before);
+    assert_eq!(hash(&s.w), before);
+    s.w.set_value(i, "b").unwrap();
+    assert_eq!(hash(&s.w), hash(&copy));
+}
