@@ -124,6 +124,31 @@ impl ModelContextMethod {
             .copied()
             .find(|m| m.name() == name)
     }
+
+    /// How many arguments the IDL declares required (not `optional`).
+    pub fn required_arguments(self) -> usize {
+        match self {
+            ModelContextMethod::GetTools => 0,
+            ModelContextMethod::WaitForToolsUntil
+            | ModelContextMethod::RegisterTool
+            | ModelContextMethod::ExecuteTool => 1,
+        }
+    }
+
+    /// Whether the operation returns a promise (Web IDL then rejects it instead of throwing).
+    pub fn returns_promise(self) -> bool {
+        self != ModelContextMethod::WaitForToolsUntil
+    }
+
+    fn errors_method(self) -> crate::webmcp::errors::Method {
+        use crate::webmcp::errors::Method;
+        match self {
+            ModelContextMethod::WaitForToolsUntil => Method::WaitForToolsUntil,
+            ModelContextMethod::RegisterTool => Method::RegisterTool,
+            ModelContextMethod::GetTools => Method::GetTools,
+            ModelContextMethod::ExecuteTool => Method::ExecuteTool,
+        }
+    }
 }
 
 /// A function or constructor a script may call without declaring it.
@@ -443,6 +468,23 @@ pub fn call_method<W: ScriptHost>(
                     "modelContext.{method} is not a function"
                 )));
             };
+            // Web IDL's operation steps: fewer arguments than the operation requires is a
+            // TypeError, before any is converted; an operation that returns a promise rejects
+            // with it instead of throwing.
+            let required = method.required_arguments();
+            if args.len() < required {
+                let error = w.conversion_rejection(
+                    method.errors_method(),
+                    ErrorValue::type_error(format!(
+                        "{required} argument required, but only {} present.",
+                        args.len()
+                    )),
+                );
+                if method.returns_promise() {
+                    return Ok(Value::Promise(w.promise_rejected_with(d, error)));
+                }
+                return Err(Value::error(error));
+            }
             Ok(match method {
                 ModelContextMethod::WaitForToolsUntil => {
                     w.wait_for_tools_until(d, arg(0));

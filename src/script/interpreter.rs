@@ -477,7 +477,7 @@ pub trait Interpreter: ScriptHost {
                 for (k, e) in props {
                     out.push((k.clone(), self.eval(frame, e)?));
                 }
-                Ok(Value::Object(out))
+                Ok(Value::object(out))
             }
             Expr::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());

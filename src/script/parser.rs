@@ -693,7 +693,7 @@ fn literal_or(e: Expr) -> Expr {
                     _ => None,
                 })
                 .collect();
-            lits.map(|v| Expr::Literal(Value::Object(v))).unwrap_or(e)
+            lits.map(|v| Expr::Literal(Value::object(v))).unwrap_or(e)
         }
         _ => e,
     }

@@ -47,15 +47,31 @@ pub trait ExecuteTool: WebMcpHost {
         input: Value,
         options: Value,
     ) -> PromiseKey {
-        // Web IDL converts the arguments first: RegisteredTool requires name, description,
-        // window and origin (WPT executeTool-invalid-dictionary: a missing origin is a
-        // TypeError); `optional object inputObject` takes only an object (WPT
-        // object-arguments: every primitive, and null, is a TypeError); the options' signal.
+        // Web IDL converts the arguments first, the whole RegisteredTool dictionary, its members
+        // in lexicographic order (annotations, description, inputSchema, name, origin, title,
+        // window): each present member is converted to its type, and a required one that is
+        // missing is a TypeError (WPT executeTool-invalid-dictionary: a missing origin);
+        // `optional object inputObject` takes only an object (WPT object-arguments: every
+        // primitive, and null, is a TypeError); then the options' signal.
         const T: &str = "RegisteredTool";
         let converted = (|| {
             let dict = dictionary_value(&tool, T)?;
-            // Read (and required) before `name`, in Web IDL's order; not used further.
+            if let Some(a) = dict.and_then(|d| member(d, "annotations")) {
+                super::registry::convert_annotations(a).map_err(|_| {
+                    ErrorValue::type_error(
+                        "Failed to read the 'annotations' property from 'RegisteredTool': The provided value is not of type 'ToolAnnotations'.",
+                    )
+                })?;
+            }
+            // Converted, and not used further: the tool is found by name and origin.
             required_string(dict, "description", T)?;
+            if let Some(schema) = dict.and_then(|d| member(d, "inputSchema")) {
+                if !schema.is_object() {
+                    return Err(ErrorValue::type_error(
+                        "Failed to read the 'inputSchema' property from 'RegisteredTool': The provided value is not of type 'object'.",
+                    ));
+                }
+            }
             let name = required_string(dict, "name", T)?;
             let origin = required_string(dict, "origin", T)?;
             let window = match dict.and_then(|d| member(d, "window")) {
