@@ -234,16 +234,20 @@ impl Translator<'_> {
                         "an iframe whose document stays loading until the scenario says",
                     ));
                 }
-                if policy.is_some() {
-                    return Err(omit(
-                        "policy",
-                        "a Permissions-Policy header on the iframe's document",
-                    ));
-                }
                 self.comment(action);
-                let options = match allow {
-                    Some(a) => format!(", {{allow: {}}}", js::string(a)),
-                    None => String::new(),
+                // The frame's Permissions-Policy header comes with its document, through
+                // wptserve's `pipe=header(...)`.
+                let mut options: Vec<String> = Vec::new();
+                if let Some(a) = allow {
+                    options.push(format!("allow: {}", js::string(a)));
+                }
+                if let Some(p) = policy {
+                    options.push(format!("policy: {}", js::string(&p.header)));
+                }
+                let options = if options.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {{{}}}", options.join(", "))
                 };
                 self.code.line(format!(
                     "await w.frame({}, {}, {}{options});",

@@ -506,17 +506,24 @@
       this.store[name] = d;
     }
 
-    frame_url(url, name) {
+    frame_url(url, name, policy) {
       const real = new URL(to_real(url));
       const target = new URL(FRAME_PAGE, real.origin);
-      target.search = new URLSearchParams({
+      const search = {
         "webmcp-ref-frame": "",
         world: this.id,
         name,
         page: Object.keys(this.docs).find(n => this.docs[n].page) || "",
         origins: JSON.stringify(origin_map()),
         scenario_url: url,
-      }).toString();
+      };
+      // A Permissions-Policy header on the frame's document, through wptserve's
+      // pipe=header(NAME,VALUE), the scenario's origins in it made real.
+      if (policy !== undefined) {
+        const value = policy.replace(/"(https:\/\/[^"]*)"/g, (m, o) => `"${to_real(o)}"`);
+        search.pipe = `header(Permissions-Policy,${value.replace(/[\\,()]/g, c => "\\" + c)})`;
+      }
+      target.search = new URLSearchParams(search).toString();
       return target.href;
     }
 
@@ -534,7 +541,7 @@
       options = options || {};
       const parent = this.doc(parent_name);
       const origin = new URL(url).origin;
-      const src = this.frame_url(url, name);
+      const src = this.frame_url(url, name, options.policy);
       const real_origin = new URL(src).origin;
       const fields = {
         name,
