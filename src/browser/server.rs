@@ -362,14 +362,21 @@ fn content_type(path: &Path) -> &'static str {
 
 /// `/common/get-host-info.sub.js` for this server: the keys WPT's version has that tests use,
 /// with the loopback origins in place of WPT's hosts.
+/// The host name of the plain-HTTP remote origin: not loopback by name, so not potentially
+/// trustworthy; the browser is told it is 127.0.0.1 (`chromium::FLAGS`).
+pub const INSECURE_HOST: &str = "webmcp-ref-insecure.test";
+
 pub fn host_info(port: u16) -> String {
     let a = format!("http://localhost:{port}");
     let b = format!("http://127.0.0.1:{port}");
     let c = format!("http://127.0.0.2:{port}");
+    let insecure = format!("http://{INSECURE_HOST}:{port}");
     format!(
         r#"// get_host_info() of `webmcp-ref diff-browser`'s loopback server, standing in for WPT's
 // /common/get-host-info.sub.js: the test pages are on {a}; the remote origin is {b} (what
-// WPT's own file gives when the host is localhost); the other, not same-site origin is {c}.
+// WPT's own file gives when the host is localhost); the other, not same-site origin is {c};
+// the plain-HTTP remote origin, {insecure}, is a name the browser maps to 127.0.0.1 and does
+// not hold potentially trustworthy (as WPT's http://www1.web-platform.test).
 function get_host_info() {{
   return {{
     HTTP_PORT: "{port}",
@@ -380,7 +387,7 @@ function get_host_info() {{
     HTTP_ORIGIN: "{a}",
     HTTPS_ORIGIN: "{a}",
     REMOTE_ORIGIN: "{b}",
-    HTTP_REMOTE_ORIGIN: "{b}",
+    HTTP_REMOTE_ORIGIN: "{insecure}",
     HTTPS_REMOTE_ORIGIN: "{b}",
     NOTSAMESITE_ORIGIN: "{c}",
     HTTP_NOTSAMESITE_ORIGIN: "{c}",

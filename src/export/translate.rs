@@ -225,7 +225,7 @@ impl Translator<'_> {
                 let Some(origin) = mapped_origin(url) else {
                     return Err(omit(
                         "origin",
-                        "an origin other than https://a.test, https://b.test and https://c.test",
+                        "an origin other than https://a.test, https://b.test, https://c.test and http://b.test",
                     ));
                 };
                 if *loading {

@@ -9,7 +9,8 @@ use url::Url;
 use super::dom::{Dispatch, EventInit};
 use super::event_loop::{EventLoops, TaskAction, TaskSource};
 use super::keys::{DocumentKey, EventLoopKey, ListenerKey, NavigableKey};
-use super::origin::Origin;
+use super::origin::{is_url_potentially_trustworthy, Origin};
+use super::switches::SecureContext;
 use super::permissions::{Allowlist, FeatureState};
 use super::seam::Upper;
 use super::{Host, HostError, HostState, MAX_IFRAME_DEPTH};
@@ -73,6 +74,12 @@ pub struct Document {
     pub tools_declared_policy: Option<Allowlist>,
     /// The `Window`'s event listeners.
     pub window_listeners: Vec<ListenerKey>,
+    /// Whether its environment is a secure context, fixed when it was created: HTML decides by
+    /// the top-level creation URL (the top-level document's URL for a document in an iframe),
+    /// and `[SecureContext]` members (`document.modelContext`) exist only in one.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#secure-context>
+    pub secure_context: bool,
 }
 
 /// What a new document needs to know beyond its URL.
@@ -187,6 +194,7 @@ pub trait Navigables: Host {
         let traversable = self.navigables[nav].traversable;
         let event_loop = self.event_loop_for(traversable, &origin);
         let inherited = self.inherited_tools_policy(nav, &origin);
+        let secure_context = self.is_secure_context_at_creation(nav, &url, &origin);
         let lifecycle = if options.loading {
             Lifecycle::Loading
         } else {
@@ -205,9 +213,45 @@ pub trait Navigables: Host {
             tools_inherited_policy: inherited,
             tools_declared_policy: options.tools_policy,
             window_listeners: Vec::new(),
+            secure_context,
         });
         self.document_created(doc);
         doc
+    }
+
+    /// Whether a document created in `nav` from `url` at `origin` is a secure context.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#secure-context>
+    fn is_secure_context_at_creation(&self, nav: NavigableKey, url: &Url, origin: &Origin) -> bool {
+        let n = &self.navigables[nav];
+        // The top-level creation URL: the document's own for a top-level traversable, else
+        // the top-level traversable's active document's.
+        let top_level_url = match n.parent {
+            None => url.clone(),
+            Some(_) => match self.navigables[n.traversable].active_document {
+                Some(top) => self.documents[top].url.clone(),
+                None => url.clone(),
+            },
+        };
+        match self.host_switches().secure_context {
+            // 2. Potentially trustworthy top-level creation URL: a secure context. 3. Else not.
+            SecureContext::TopLevelCreationUrl => is_url_potentially_trustworthy(&top_level_url),
+            // The older Secure Contexts text, which Chromium follows: the document's own origin
+            // and the origin of every document above it must be potentially trustworthy.
+            SecureContext::EveryAncestor => {
+                if !(origin.is_potentially_trustworthy() || url.scheme() == "data") {
+                    return false;
+                }
+                let mut container = n.container_document;
+                while let Some(d) = container {
+                    if !self.documents[d].origin.is_potentially_trustworthy() {
+                        return false;
+                    }
+                    container = self.navigables[self.documents[d].navigable].container_document;
+                }
+                true
+            }
+        }
     }
 
     /// The event loop of the agent a document of `origin` in `traversable`'s browsing context

@@ -257,5 +257,13 @@ crate::switches! {
             PromiseResolve = "promise-resolve": "PromiseResolve(%Promise%, value) in the callee's realm: a native promise of that realm passes through, anything else is wrapped (Web IDL before its change; the proposal to go back to it)" ["promise-resolve"],
             PassThrough = "pass-through": "a native promise passes through whatever its realm, anything else is wrapped (Chromium 156's bindings, as measured)" ["chromium-156", "chromium-pr373"],
         }
+
+        /// Which documents are secure contexts, where `[SecureContext]` members such as
+        /// `document.modelContext` exist.
+        secure_context: SecureContext = "secure-context",
+        from "HTML's \"secure context\" (the top-level creation URL alone) vs the older Secure Contexts text, which also looks at the document's own origin and its ancestors' (webmcp/probes/secure-context)" {
+            TopLevelCreationUrl = "top-level-creation-url": "a document is a secure context when its top-level creation URL is potentially trustworthy (HTML)",
+            EveryAncestor = "every-ancestor": "a document is a secure context when its own origin and every ancestor document's origin are potentially trustworthy (Chromium 156, as measured)" ["chromium-156", "chromium-pr373"],
+        }
     }
 }

@@ -365,6 +365,15 @@ pub fn script_get<W: ScriptHost>(
         if member.same_origin_only() {
             w.check_access(realm, *d)?;
         }
+        // `document.modelContext` is [SecureContext]: outside a secure context it does not
+        // exist, and what a script reads through it throws.
+        if !w.document(*d).secure_context {
+            return match member {
+                WindowMember::ModelContext => Ok(Value::Undefined),
+                WindowMember::ToolsReady => Err(not_exposed(w, *d, prop)),
+                _ => Ok(window_member(w, *d, member)),
+            };
+        }
         return Ok(match member {
             // Without PR #373 (readiness-api=none) there is no such attribute.
             WindowMember::ToolsReady if w.switches().readiness_api == ReadinessApi::None => {
@@ -463,6 +472,9 @@ pub fn call_method<W: ScriptHost>(
                 *m != ModelContextMethod::WaitForToolsUntil
                     || w.switches().readiness_api == ReadinessApi::Pr373
             };
+            if !w.document(d).secure_context {
+                return Err(not_exposed(w, d, method));
+            }
             let Some(method) = ModelContextMethod::parse(method).filter(exists) else {
                 return Err(type_error(format!(
                     "modelContext.{method} is not a function"
@@ -609,6 +621,17 @@ pub fn call_global<W: ScriptHost>(
         Global::Pending => Value::Promise(w.new_promise(realm)),
         Global::Thenable => Value::Thenable(w.new_thenable(realm, "thenable", ThenBehaviour::Keep)),
     })
+}
+
+/// What reading `prop` of a document's `modelContext` throws where it is not exposed: the
+/// attribute is `[SecureContext]`, so `document.modelContext` is undefined.
+///
+/// <https://webidl.spec.whatwg.org/#SecureContext>
+pub(crate) fn not_exposed<W: ScriptHost>(w: &W, d: DocumentKey, prop: &str) -> Value {
+    type_error(format!(
+        "Cannot read properties of undefined (reading '{prop}'): {} is not a secure context, so document.modelContext ([SecureContext]) does not exist",
+        w.label(d)
+    ))
 }
 
 pub(crate) fn type_error(message: String) -> Value {

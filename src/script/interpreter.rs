@@ -554,6 +554,9 @@ pub trait Interpreter: ScriptHost {
         match self.eval(frame, e)? {
             Value::Window(d) => {
                 self.check_access(frame.realm, d)?;
+                if !self.document(d).secure_context {
+                    return Err(bindings::not_exposed(self, d, "addEventListener"));
+                }
                 Ok(EventTargetRef::Webmcp(self.context_of(d)))
             }
             Value::Signal(s) | Value::Controller(s) => Ok(EventTargetRef::Signal(s)),

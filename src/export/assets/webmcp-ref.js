@@ -92,6 +92,7 @@
       "https://a.test": location.origin,
       "https://b.test": info.HTTPS_REMOTE_ORIGIN,
       "https://c.test": info.HTTPS_OTHER_NOTSAMESITE_ORIGIN || info.HTTPS_NOTSAMESITE_ORIGIN,
+      "http://b.test": info.HTTP_REMOTE_ORIGIN,
     };
     return origins;
   }
