@@ -190,7 +190,18 @@ pub trait Navigables: Host {
         url: Url,
         options: DocumentOptions,
     ) -> DocumentKey {
-        let origin = self.origin_of_url(&url);
+        // An iframe's about:blank (or about:srcdoc) document takes the origin of the document
+        // that created it, its container's document (HTML, "create a new child navigable" and
+        // "determine the origin"); elsewhere a URL without a tuple origin gets a new opaque
+        // one. (A navigation to about:blank takes its initiator's origin; the scenario's
+        // navigations of an iframe stand for its container's, so the same rule is used.)
+        let container = self.navigables[nav].container_document;
+        let origin = match container {
+            Some(creator) if matches!(url.as_str(), "about:blank" | "about:srcdoc") => {
+                self.documents[creator].origin.clone()
+            }
+            _ => self.origin_of_url(&url),
+        };
         let traversable = self.navigables[nav].traversable;
         let event_loop = self.event_loop_for(traversable, &origin);
         let inherited = self.inherited_tools_policy(nav, &origin);

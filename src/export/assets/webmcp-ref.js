@@ -541,6 +541,7 @@
     async frame(name, parent_name, url, options) {
       options = options || {};
       const parent = this.doc(parent_name);
+      if (url === "about:blank") return this.blank_frame(name, parent, options);
       const origin = new URL(url).origin;
       const src = this.frame_url(url, name, options.policy);
       const real_origin = new URL(src).origin;
@@ -564,6 +565,38 @@
         this.post(parent, { op: "frame", name, url: src, allow: options.allow });
       }
       await hello;
+    }
+
+    // An iframe with no src: its about:blank document has its parent's origin (HTML), and
+    // gets this file's realm helpers by a script element of its own.
+    async blank_frame(name, parent, options) {
+      if (!parent.direct) throw new Error(`the about:blank iframe ${name} of a cross-origin document`);
+      const iframe = parent.document.createElement("iframe");
+      if (options.allow !== undefined) iframe.allow = allow_attribute(options.allow);
+      parent.document.body.appendChild(iframe);
+      const win = iframe.contentWindow;
+      await new Promise((resolve, reject) => {
+        const script = win.document.createElement("script");
+        script.src = script_url;
+        script.onload = resolve;
+        script.onerror = () => reject(new Error(`webmcp-ref.js did not load in ${name}`));
+        win.document.head.appendChild(script);
+      });
+      const d = new Doc({
+        name,
+        origin: parent.origin,
+        real_origin: parent.real_origin,
+        direct: true,
+        parent: parent.name,
+        removed: false,
+        iframe,
+        window: win,
+      });
+      d._document = win.document;
+      d.realm = win.webmcpRef.realm;
+      d.facade = win.webmcpRef.realm.facade(this);
+      this.docs[name] = d;
+      this.store[name] = d;
     }
 
     on_hello(event, data) {
