@@ -124,3 +124,15 @@ fn json_stringify_orders_an_objects_integer_keys_first_in_the_imperative_execute
     sim.run();
     assert_eq!(sim.logged(), vec![r#"{"0":2,"z":1}"#.to_string()]);
 }
+
+#[test]
+fn json_stringify_serializes_nan_and_infinity_as_null() {
+    let mut sim = Sim::new("spec");
+    let top = with_tool(&mut sim, "{n: NaN, i: Infinity}");
+    sim.task(top, "result = await top.executeTool(t, {})");
+    sim.run();
+    assert_eq!(
+        sim.value("result"),
+        webmcp_ref::Value::string(r#"{"n":null,"i":null}"#)
+    );
+}
