@@ -10,9 +10,9 @@ use super::dom::{Dispatch, EventInit};
 use super::event_loop::{EventLoops, TaskAction, TaskSource};
 use super::keys::{DocumentKey, EventLoopKey, ListenerKey, NavigableKey};
 use super::origin::{is_url_potentially_trustworthy, Origin};
-use super::switches::SecureContext;
 use super::permissions::{Allowlist, FeatureState};
 use super::seam::Upper;
+use super::switches::SecureContext;
 use super::{Host, HostError, HostState, MAX_IFRAME_DEPTH};
 
 /// A navigable. A top-level traversable is one without a parent.
