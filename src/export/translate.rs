@@ -169,6 +169,7 @@ impl Translator<'_> {
                 loading,
                 policy,
                 site_keyed,
+                opener: _,
             } => {
                 if self.scene.page.is_some() {
                     return Err(omit(

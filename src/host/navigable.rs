@@ -39,6 +39,11 @@ pub struct Navigable {
     /// Whether the agent clusters of this traversable's browsing context group are
     /// origin-keyed.
     pub origin_keyed: bool,
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#browsing-context-group>:
+    /// the group of this navigable's browsing context, named by the first top-level traversable
+    /// in it. A page opened by another joins its opener's group (an auxiliary browsing
+    /// context); any other page starts a group of its own.
+    pub group: NavigableKey,
 }
 
 /// Where a document is in its loading.
@@ -108,10 +113,34 @@ pub trait Navigables: Host {
         url: &str,
         options: DocumentOptions,
     ) -> Result<DocumentKey, HostError> {
+        self.open_page_in_group(label, url, None, options)
+    }
+
+    /// Opens a new top-level traversable; with an `opener`, in the opener's browsing context
+    /// group, as `window.open()` makes an auxiliary browsing context (HTML, "create a new
+    /// auxiliary browsing context"): its documents share an agent, so an event loop, with the
+    /// opener's documents of the same site (or origin, when the group's agent clusters are
+    /// origin-keyed), and their scripts reach each other's objects. The group's keying is the
+    /// opener's, whatever `options` says.
+    fn open_page_in_group(
+        &mut self,
+        label: &str,
+        url: &str,
+        opener: Option<DocumentKey>,
+        options: DocumentOptions,
+    ) -> Result<DocumentKey, HostError> {
         let url = parse_url(url)?;
-        let origin_keyed = options
-            .origin_keyed
-            .unwrap_or(self.settings.origin_keyed_agent_clusters);
+        let opener_group = opener.map(|d| {
+            let traversable = self.navigables[self.documents[d].navigable].traversable;
+            let group = self.navigables[traversable].group;
+            (group, self.navigables[group].origin_keyed)
+        });
+        let origin_keyed = match opener_group {
+            Some((_, keyed)) => keyed,
+            None => options
+                .origin_keyed
+                .unwrap_or(self.settings.origin_keyed_agent_clusters),
+        };
         let nav = self.navigables.insert_with_key(|key| Navigable {
             label: label.into(),
             parent: None,
@@ -124,10 +153,17 @@ pub trait Navigables: Host {
             history_index: 0,
             destroyed: false,
             origin_keyed,
+            group: opener_group.map_or(key, |(g, _)| g),
         });
         let doc = self.create_document(nav, label, url, options);
         self.make_active(nav, doc);
-        self.harness_note(|_| format!("open page {label}"));
+        match opener {
+            Some(o) => {
+                let opener = self.label(o);
+                self.harness_note(|_| format!("open page {label}, opened by {opener}"))
+            }
+            None => self.harness_note(|_| format!("open page {label}")),
+        }
         Ok(doc)
     }
 
@@ -157,6 +193,7 @@ pub trait Navigables: Host {
         }
         let traversable = self.navigables[parent_nav].traversable;
         let origin_keyed = self.navigables[traversable].origin_keyed;
+        let group = self.navigables[traversable].group;
         let src_origin = self.origin_of_url(&url);
         let nav = self.navigables.insert(Navigable {
             label: label.into(),
@@ -170,6 +207,7 @@ pub trait Navigables: Host {
             history_index: 0,
             destroyed: false,
             origin_keyed,
+            group,
         });
         self.documents[parent].child_navigables.push(nav);
         let doc = self.create_document(nav, label, url, options);
@@ -268,18 +306,36 @@ pub trait Navigables: Host {
     /// The event loop of the agent a document of `origin` in `traversable`'s browsing context
     /// group belongs to: one per origin when agent clusters are origin-keyed, else one per site.
     fn event_loop_for(&mut self, traversable: NavigableKey, origin: &Origin) -> EventLoopKey {
-        let key = if self.navigables[traversable].origin_keyed {
+        let group = self.navigables[traversable].group;
+        let key = if self.navigables[group].origin_keyed {
             origin.clone()
         } else {
             origin.site()
         };
-        if let Some(l) = self.agent_event_loops.get(&(traversable, key.clone())) {
+        if let Some(l) = self.agent_event_loops.get(&(group, key.clone())) {
             return *l;
         }
-        let label = format!("{} {}", self.navigables[traversable].label, key);
+        let label = format!("{} {}", self.navigables[group].label, key);
         let l = self.new_event_loop(label);
-        self.agent_event_loops.insert((traversable, key), l);
+        self.agent_event_loops.insert((group, key), l);
         l
+    }
+
+    /// Whether a script running in `realm` can reach an object made in `owner`'s realm. HTML
+    /// hands script objects only within one agent: documents of one browsing context group
+    /// and one agent cluster (site, or origin when origin-keyed) share it, and with it their
+    /// event loop. A WindowProxy reaches further: any window of the same browsing context
+    /// group (cross-origin access is limited, not absent).
+    fn can_reach(&self, realm: DocumentKey, owner: DocumentKey, window: bool) -> bool {
+        if window {
+            let group = |d: DocumentKey| {
+                let traversable = self.navigables[self.documents[d].navigable].traversable;
+                self.navigables[traversable].group
+            };
+            group(realm) == group(owner)
+        } else {
+            self.documents[realm].event_loop == self.documents[owner].event_loop
+        }
     }
 
     fn make_active(&mut self, nav: NavigableKey, doc: DocumentKey) {
@@ -560,6 +616,21 @@ impl<U: Upper> HostState<U> {
         let d = self.documents.get(doc)?;
         let nav = self.navigables.get(d.navigable)?;
         (!d.destroyed && !nav.destroyed && nav.active_document == Some(doc)).then_some(d.navigable)
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/nav-history-apis.html#windowproxy>: script never
+    /// holds a Window, only its browsing context's WindowProxy, whose [[Window]] is the
+    /// navigable's active Window at each use. `window` is the Window (named by its document) a
+    /// value was taken from; the result is the Window that value reaches now. A destroyed
+    /// navigable's proxy keeps its last Window.
+    pub fn window_proxy_window(&self, window: DocumentKey) -> DocumentKey {
+        let Some(d) = self.documents.get(window) else {
+            return window;
+        };
+        match self.navigables.get(d.navigable) {
+            Some(nav) if !nav.destroyed => nav.active_document.unwrap_or(window),
+            _ => window,
+        }
     }
 
     /// <https://html.spec.whatwg.org/multipage/document-sequences.html#inclusive-descendant-navigables>

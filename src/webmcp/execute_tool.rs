@@ -7,7 +7,7 @@ use super::execution::ToolExecuteSteps;
 use super::pending::PendingExecutions;
 use super::registry::Registry;
 use super::steps::{AbortStep, ParallelStep};
-use super::switches::{ExecuteToolRemovedTarget, InputSchema, TextReading};
+use super::switches::{ExecuteToolRemovedTarget, InputSchema, RegisteredToolWindow, TextReading};
 use super::{
     ExecutionKey, PendingToolExecution, Uuid, WebMcpHost, CHECK_INPUT_SCHEMA, CONVERT_DICTIONARY,
     EXECUTE_TOOL,
@@ -96,7 +96,7 @@ pub trait ExecuteTool: WebMcpHost {
             let signal = convert_signal(options_dict, "ModelContextExecuteToolOptions")?;
             Ok((name, origin, window, signal))
         })();
-        let (name, origin, target_window, signal) = match converted {
+        let (name, origin, held_window, signal) = match converted {
             Ok(c) => c,
             Err(e) => return_rejected!(
                 self,
@@ -190,8 +190,16 @@ pub trait ExecuteTool: WebMcpHost {
         // 11. Let promise be a new promise in this's relevant realm.
         let promise = self.new_promise(this_doc);
         step!(self, EXECUTE_TOOL, "11", Some(caller));
-        // 12-13. The tool's Window, and its Document.
-        let target = target_window;
+        // 12-13. The tool's Window, and its Document. Script holds the `window` member as its
+        //        navigable's WindowProxy, and Web IDL's conversion to `Window` (step 1) takes
+        //        the Window that proxy wraps at that moment: after a navigation, the new
+        //        document's. The text never says whether a RegisteredTool names a document or a
+        //        navigable, so pinning it to the listed document is the other reading
+        //        (registered-tool-window).
+        let target = match self.switches().registered_tool_window {
+            RegisteredToolWindow::WindowProxy => self.window_proxy_window(held_window),
+            RegisteredToolWindow::Document => held_window,
+        };
         step!(self, EXECUTE_TOOL, "12", Some(caller));
         step!(self, EXECUTE_TOOL, "13", Some(target));
         // 14. A new unique internal value names this execution.
