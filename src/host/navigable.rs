@@ -131,8 +131,7 @@ pub trait Navigables: Host {
     ) -> Result<DocumentKey, HostError> {
         let url = parse_url(url)?;
         let opener_group = opener.map(|d| {
-            let traversable = self.navigables[self.documents[d].navigable].traversable;
-            let group = self.navigables[traversable].group;
+            let group = self.browsing_context_group(d);
             (group, self.navigables[group].origin_keyed)
         });
         let origin_keyed = match opener_group {
@@ -157,13 +156,8 @@ pub trait Navigables: Host {
         });
         let doc = self.create_document(nav, label, url, options);
         self.make_active(nav, doc);
-        match opener {
-            Some(o) => {
-                let opener = self.label(o);
-                self.harness_note(|_| format!("open page {label}, opened by {opener}"))
-            }
-            None => self.harness_note(|_| format!("open page {label}")),
-        }
+        let opened_by = opener.map_or(String::new(), |o| format!(", opened by {}", self.label(o)));
+        self.harness_note(|_| format!("open page {label}{opened_by}"));
         Ok(doc)
     }
 
@@ -328,11 +322,7 @@ pub trait Navigables: Host {
     /// group (cross-origin access is limited, not absent).
     fn can_reach(&self, realm: DocumentKey, owner: DocumentKey, window: bool) -> bool {
         if window {
-            let group = |d: DocumentKey| {
-                let traversable = self.navigables[self.documents[d].navigable].traversable;
-                self.navigables[traversable].group
-            };
-            group(realm) == group(owner)
+            self.browsing_context_group(realm) == self.browsing_context_group(owner)
         } else {
             self.documents[realm].event_loop == self.documents[owner].event_loop
         }
@@ -616,6 +606,12 @@ impl<U: Upper> HostState<U> {
         let d = self.documents.get(doc)?;
         let nav = self.navigables.get(d.navigable)?;
         (!d.destroyed && !nav.destroyed && nav.active_document == Some(doc)).then_some(d.navigable)
+    }
+
+    /// The browsing context group of `doc`'s navigable (named by its first traversable).
+    pub fn browsing_context_group(&self, doc: DocumentKey) -> NavigableKey {
+        let traversable = self.navigables[self.documents[doc].navigable].traversable;
+        self.navigables[traversable].group
     }
 
     /// <https://html.spec.whatwg.org/multipage/nav-history-apis.html#windowproxy>: script never

@@ -106,6 +106,15 @@ pub trait ExecuteTool: WebMcpHost {
                 self.conversion_rejection(Method::ExecuteTool, e)
             ),
         };
+        // Script holds the `window` member as its navigable's WindowProxy, and converting it to
+        // `Window` takes the Window that proxy wraps now: after a navigation, the new
+        // document's. The text never says whether a RegisteredTool names a document or a
+        // navigable, so pinning it to the listed document is the other reading
+        // (registered-tool-window).
+        let target_window = match self.switches().registered_tool_window {
+            RegisteredToolWindow::WindowProxy => self.window_proxy_window(held_window),
+            RegisteredToolWindow::Document => held_window,
+        };
         step!(self, CONVERT_DICTIONARY, "RegisteredTool", Some(this_doc));
         step!(
             self,
@@ -190,16 +199,8 @@ pub trait ExecuteTool: WebMcpHost {
         // 11. Let promise be a new promise in this's relevant realm.
         let promise = self.new_promise(this_doc);
         step!(self, EXECUTE_TOOL, "11", Some(caller));
-        // 12-13. The tool's Window, and its Document. Script holds the `window` member as its
-        //        navigable's WindowProxy, and Web IDL's conversion to `Window` (step 1) takes
-        //        the Window that proxy wraps at that moment: after a navigation, the new
-        //        document's. The text never says whether a RegisteredTool names a document or a
-        //        navigable, so pinning it to the listed document is the other reading
-        //        (registered-tool-window).
-        let target = match self.switches().registered_tool_window {
-            RegisteredToolWindow::WindowProxy => self.window_proxy_window(held_window),
-            RegisteredToolWindow::Document => held_window,
-        };
+        // 12-13. The tool's Window (as converted above), and its Document.
+        let target = target_window;
         step!(self, EXECUTE_TOOL, "12", Some(caller));
         step!(self, EXECUTE_TOOL, "13", Some(target));
         // 14. A new unique internal value names this execution.
