@@ -5,12 +5,46 @@
 
 use std::path::Path;
 
+// The library's reader of a checkout's commit; `head` is the library's alone.
+#[allow(dead_code)]
+#[path = "src/report/git.rs"]
+mod git;
+
+/// The commit this crate is built from, for a wptreport's `revision` when the tests run are
+/// the ones built in: the checkout's HEAD, or, for a package from crates.io, the commit
+/// `cargo publish` recorded in `.cargo_vcs_info.json`.
+fn built_from(manifest_dir: &Path) {
+    let vcs_info = manifest_dir.join(".cargo_vcs_info.json");
+    println!("cargo:rerun-if-changed={}", vcs_info.display());
+    let commit = match git::head_and_sources(manifest_dir) {
+        Some((commit, sources)) => {
+            for s in sources {
+                println!("cargo:rerun-if-changed={}", s.display());
+            }
+            Some(commit)
+        }
+        None => std::fs::read_to_string(&vcs_info).ok().and_then(|text| {
+            let after = text.split("\"sha1\"").nth(1)?;
+            let commit: String = after
+                .chars()
+                .skip_while(|c| !c.is_ascii_hexdigit())
+                .take_while(char::is_ascii_hexdigit)
+                .collect();
+            (commit.len() == 40).then_some(commit)
+        }),
+    };
+    if let Some(commit) = commit {
+        println!("cargo:rustc-env=WEBMCP_REF_COMMIT={commit}");
+    }
+}
+
 fn main() {
     // Read when the script runs (not when it is compiled), so that a build script reused
     // from another checkout's target directory lists this checkout's files.
     let Ok(manifest_dir) = std::env::var("CARGO_MANIFEST_DIR") else {
         panic!("cargo sets CARGO_MANIFEST_DIR for build scripts");
     };
+    built_from(Path::new(&manifest_dir));
     let root = Path::new(&manifest_dir).join("spec-tests");
     println!("cargo:rerun-if-changed={}", root.display());
     let Ok(out_dir) = std::env::var("OUT_DIR") else {

@@ -50,6 +50,8 @@ pub struct DiffOptions {
     /// How many times the browser runs each file: a subtest that differs in some runs only is
     /// intermittent, and the report gives its rate.
     pub repeat: usize,
+    /// The commit of the WPT tree the tests belong to: the wptreport's `revision`.
+    pub revision: String,
 }
 
 /// The known-differences list of a profile (browser-diff/PROFILE.txt) in the checkout this
@@ -102,6 +104,11 @@ pub struct DiffRun {
     pub stale: Vec<KnownDifference>,
     /// Wall time of the whole run, in seconds.
     pub seconds: f64,
+    /// When the run started and ended, in milliseconds since the Unix epoch.
+    pub time_start: u64,
+    pub time_end: u64,
+    /// The commit of the WPT tree the tests belong to.
+    pub revision: String,
 }
 
 /// One file: the browser's run of its exported test, and each subtest compared.
@@ -237,6 +244,14 @@ pub struct BrowserUncaught {
 // ---- the run ------------------------------------------------------------------------------
 
 /// A folder of our own under the system's temporary folder.
+/// Now, in milliseconds since the Unix epoch (as a wptreport's times).
+fn epoch_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
 fn scratch_dir() -> std::io::Result<PathBuf> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -253,6 +268,7 @@ fn scratch_dir() -> std::io::Result<PathBuf> {
 /// Runs the check on `files`.
 pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<DiffRun, DiffError> {
     let started = Instant::now();
+    let time_start = epoch_ms();
     let known_text = std::fs::read_to_string(&options.known).map_err(|e| DiffError::Io {
         path: options.known.display().to_string(),
         reason: e.to_string(),
@@ -334,6 +350,9 @@ pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<Dif
         files: diffs,
         stale,
         seconds: started.elapsed().as_secs_f64(),
+        time_start,
+        time_end: epoch_ms(),
+        revision: options.revision.clone(),
     })
 }
 

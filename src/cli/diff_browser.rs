@@ -56,6 +56,11 @@ pub struct Args {
     /// run was (never past the next timer), in milliseconds.
     #[arg(long, default_value_t = 1000, value_parser = super::milliseconds_up_to_a_minute)]
     margin_ms: u64,
+    /// The commit of the WPT tree the tests belong to, for `--format wptreport`'s `revision`
+    /// (default: the commit of the git checkout holding the WPT root, else the commit
+    /// webmcp-ref was built from).
+    #[arg(long, value_name = "SHA", value_parser = super::revision)]
+    wpt_revision: Option<String>,
     /// Keep the exported tests in this folder (default: a temporary one, removed after).
     #[arg(long)]
     keep: Option<PathBuf>,
@@ -70,7 +75,17 @@ pub struct Args {
 
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     let profile = build_profile(&args.profile, &args.sets)?;
+    let files = load_all(args.paths.clone())?;
+    let revision = webmcp_ref::report::wpt::wpt_revision(
+        args.wpt_revision.as_deref(),
+        None,
+        files.first().map(|f| f.path.as_str()),
+    );
+    if args.format == DiffFormat::Wptreport && revision.is_none() {
+        return Err(BadInput::NoWptRevision.into());
+    }
     let options = DiffOptions {
+        revision: revision.unwrap_or_default(),
         known: args
             .known
             .unwrap_or_else(|| browser::default_known_differences(&profile.name)),
@@ -83,7 +98,6 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         progress: true,
         whole_suite: args.paths.is_empty(),
     };
-    let files = load_all(args.paths)?;
     let run = browser::diff_browser(&files, &options).map_err(BadInput::from)?;
     let format = match args.format {
         DiffFormat::Human => OutputFormat::Human {

@@ -2,6 +2,7 @@
 //! wptreport JSON (what wptrunner writes and wpt.fyi reads); [`metadata`]: WPT expectation
 //! `.ini` files; [`trace`]: a subtest's step trace.
 
+pub mod git;
 pub mod html;
 pub mod markdown;
 pub mod metadata;

@@ -10,4 +10,6 @@ pub mod suite;
 pub use crate::script::syntax::ParseError;
 pub use ast::ScenarioFile;
 pub use parser::{parse_file, parse_script};
-pub use runner::{run_file, run_subtest, FileResult, RunOptions, Status, SubtestResult};
+pub use runner::{
+    picked_subtests, run_file, run_subtest, FileResult, RunOptions, Status, SubtestResult,
+};
