@@ -103,7 +103,7 @@ fn a_small_exported_file_runs_in_chromium_beside_the_engine() {
     let options = DiffOptions {
         profile: Profile::named("chromium-156").unwrap(),
         browser: browser_path(),
-        known,
+        known: known.clone().into(),
         timeout_seconds: Some(40.0),
         margin_ms: 100,
         keep: Some(dir.join("tests")),
@@ -211,7 +211,7 @@ fn a_stale_or_missing_known_difference_fails_the_run() {
     let options = DiffOptions {
         profile: Profile::named("chromium-156").unwrap(),
         browser: browser_path(),
-        known,
+        known: known.clone().into(),
         timeout_seconds: Some(40.0),
         margin_ms: 100,
         keep: None,

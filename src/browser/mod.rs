@@ -35,7 +35,8 @@ pub struct DiffOptions {
     /// The engine's profile, and the one whose expectations the exported tests assert.
     pub profile: Profile,
     pub browser: PathBuf,
-    pub known: PathBuf,
+    /// The known differences the run is checked against.
+    pub known: KnownList,
     /// Seconds per file before its browser is killed (default: its harness timeout + 20 s).
     pub timeout_seconds: Option<f64>,
     /// The longest each real-time wait polls past its end, in milliseconds.
@@ -54,15 +55,55 @@ pub struct DiffOptions {
     pub revision: String,
 }
 
-/// The known-differences list of a profile (browser-diff/PROFILE.txt) in the checkout this
-/// build came from (or in the current folder, when it has one).
-pub fn default_known_differences(profile: &str) -> PathBuf {
-    let name = format!("browser-diff/{profile}.txt");
-    let here = PathBuf::from(&name);
-    if here.is_file() {
-        return here;
+/// Where the known differences are read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KnownList {
+    /// A file (`--known FILE`, or browser-diff/PROFILE.txt in the current folder).
+    File(PathBuf),
+    /// The list of this profile built into the binary (browser-diff/PROFILE.txt as built).
+    BuiltIn(String),
+}
+
+impl From<PathBuf> for KnownList {
+    fn from(path: PathBuf) -> Self {
+        KnownList::File(path)
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
+}
+
+impl KnownList {
+    /// How reports name the list.
+    pub fn name(&self) -> String {
+        match self {
+            KnownList::File(path) => path.display().to_string(),
+            KnownList::BuiltIn(profile) => format!("browser-diff/{profile}.txt (built in)"),
+        }
+    }
+
+    /// The list's text.
+    pub fn read(&self) -> Result<String, DiffError> {
+        match self {
+            KnownList::File(path) => std::fs::read_to_string(path).map_err(|e| DiffError::Io {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            }),
+            KnownList::BuiltIn(profile) => crate::scenario::bundled::known_list(profile)
+                .map(str::to_string)
+                .ok_or_else(|| DiffError::NoKnownList {
+                    profile: profile.clone(),
+                    built_in: crate::scenario::bundled::known_list_profiles().join(", "),
+                }),
+        }
+    }
+}
+
+/// The known-differences list of a profile: browser-diff/PROFILE.txt in the current folder
+/// when there is one (a checkout, where the list is edited), else the one built in.
+pub fn default_known_differences(profile: &str) -> KnownList {
+    let here = PathBuf::from(format!("browser-diff/{profile}.txt"));
+    if here.is_file() {
+        return KnownList::File(here);
+    }
+    KnownList::BuiltIn(profile.to_string())
 }
 
 /// Why the check could not run.
@@ -74,6 +115,8 @@ pub enum DiffError {
     Io { path: String, reason: String },
     #[error("the browser: {0}")]
     Browser(#[from] chromium::VersionError),
+    #[error("no known-differences list is built in for the `{profile}` profile (built in: {built_in}): give one with --known FILE")]
+    NoKnownList { profile: String, built_in: String },
 }
 
 /// How output is rendered.
@@ -269,11 +312,8 @@ fn scratch_dir() -> std::io::Result<PathBuf> {
 pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<DiffRun, DiffError> {
     let started = Instant::now();
     let time_start = epoch_ms();
-    let known_text = std::fs::read_to_string(&options.known).map_err(|e| DiffError::Io {
-        path: options.known.display().to_string(),
-        reason: e.to_string(),
-    })?;
-    let known = known::parse(&options.known.display().to_string(), &known_text)?;
+    let known_text = options.known.read()?;
+    let known = known::parse(&options.known.name(), &known_text)?;
     let version = chromium::version(&options.browser)?;
 
     let exported: Vec<ExportedFile> = files
@@ -344,7 +384,7 @@ pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<Dif
     Ok(DiffRun {
         browser: version,
         profile: options.profile.name.clone(),
-        known_differences: options.known.display().to_string(),
+        known_differences: options.known.name(),
         margin_ms: options.margin_ms,
         repeat,
         files: diffs,

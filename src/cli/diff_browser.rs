@@ -38,7 +38,8 @@ pub struct Args {
     /// Override one switch of the profile: `--set gettools-waits=yes`. Repeatable.
     #[arg(long = "set", value_name = "SWITCH=VALUE")]
     sets: Vec<String>,
-    /// The checked-in known differences (default: browser-diff/PROFILE.txt).
+    /// The known differences (default: browser-diff/PROFILE.txt in the current folder, else
+    /// the profile's list built into the binary).
     #[arg(long)]
     known: Option<PathBuf>,
     /// How the report is written: for people, as JSON, as a wptreport, or as a Markdown table.
@@ -86,9 +87,10 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     }
     let options = DiffOptions {
         revision: revision.unwrap_or_default(),
-        known: args
-            .known
-            .unwrap_or_else(|| browser::default_known_differences(&profile.name)),
+        known: args.known.map_or_else(
+            || browser::default_known_differences(&profile.name),
+            browser::KnownList::File,
+        ),
         profile,
         browser: args.browser,
         repeat: args.repeat as usize,

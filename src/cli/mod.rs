@@ -409,7 +409,7 @@ pub fn load_all(paths: Vec<PathBuf>) -> Result<Vec<ScenarioFile>, BadInput> {
 /// loaded or with why it could not be, in order; what was passed over is said on stderr.
 pub fn load_each(paths: Vec<PathBuf>) -> Result<Vec<Result<ScenarioFile, LoadError>>, BadInput> {
     let paths = if paths.is_empty() {
-        vec![bundled_mirror()]
+        vec![bundled_mirror().map_err(|e| BadInput::Scenarios(vec![e]))?]
     } else {
         paths
     };

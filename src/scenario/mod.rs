@@ -2,6 +2,7 @@
 //! and stating what must hold under which profiles.
 
 pub mod ast;
+pub mod bundled;
 pub mod expectations;
 pub mod parser;
 pub mod runner;
