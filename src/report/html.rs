@@ -27,7 +27,7 @@ const TITLE_W: u32 = 200;
 /// A column's width: as wide as this at most, narrower (to [`MIN_SLOT_W`]) so that the whole
 /// timeline fits [`FIT_W`]; a longer one scrolls, or is zoomed to fit with the section's button.
 const SLOT_W: u32 = 136;
-const MIN_SLOT_W: u32 = 84;
+const MIN_SLOT_W: u32 = 60;
 /// The canvas width that fits a 1400 px window (the page's margins and border taken off).
 const FIT_W: u32 = 1350;
 const JUMP_W: u32 = 58;

@@ -618,3 +618,53 @@ fn write_table<N: AsRef<str>, V: AsRef<str>>(
         out.push('\n');
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::outcome_rows;
+
+    fn run(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn keys_that_differ_only_in_their_line_are_one_row_when_no_run_has_two() {
+        let a = run(&[("observation at line 16", "timed-out"), ("p", "pending")]);
+        let b = run(&[("observation at line 17", "ready"), ("p", "pending")]);
+        let rows = outcome_rows(&[&a, &b]);
+        assert_eq!(
+            rows,
+            vec![
+                (
+                    "observation at lines 16 / 17".to_string(),
+                    vec![
+                        "timed-out (line 16)".to_string(),
+                        "ready (line 17)".to_string()
+                    ],
+                    true
+                ),
+                (
+                    "p".to_string(),
+                    vec!["pending".into(), "pending".into()],
+                    false
+                ),
+            ]
+        );
+        // The same value on both lines: one row, and it does not differ.
+        let b = run(&[("observation at line 17", "timed-out")]);
+        let rows = outcome_rows(&[&a, &b]);
+        assert!(!rows[0].2, "{rows:?}");
+        // A run with both keys: they stay two rows.
+        let c = run(&[
+            ("observation at line 16", "ready"),
+            ("observation at line 17", "ready"),
+        ]);
+        let rows = outcome_rows(&[&a, &c]);
+        assert_eq!(rows[0].0, "observation at line 16");
+        assert_eq!(rows[1].0, "observation at line 17");
+        assert_eq!(rows[1].1, vec!["-".to_string(), "ready".to_string()]);
+    }
+}
