@@ -70,10 +70,18 @@ pub(super) struct Translator<'a> {
     /// How many tasks have been exported: each carries its number, in this order, so that a
     /// drive can wait for the ones the engine's run had finished.
     pub(super) tasks: usize,
+    /// The test is a crash test: it asserts nothing, so every expectation is left out.
+    crash_test: bool,
 }
 
-/// Translates one subtest under a profile.
-pub fn translate(file: &ScenarioFile, subtest: &Subtest, profile: &Profile) -> Translated {
+/// Translates one subtest under a profile, for a testharness.js test or (`crash_test`) for a
+/// crash test, which asserts nothing.
+pub fn translate(
+    file: &ScenarioFile,
+    subtest: &Subtest,
+    profile: &Profile,
+    crash_test: bool,
+) -> Translated {
     let mut t = Translator {
         file,
         profile,
@@ -87,6 +95,7 @@ pub fn translate(file: &ScenarioFile, subtest: &Subtest, profile: &Profile) -> T
         reduced: Vec::new(),
         drives: Vec::new(),
         tasks: 0,
+        crash_test,
     };
     for action in &subtest.actions {
         if let Some(at) = t.cut {
@@ -439,6 +448,12 @@ impl Translator<'_> {
             ActionKind::Expect(e) => {
                 if !applies(&e.tags, self.profile) {
                     return Ok(());
+                }
+                if self.crash_test {
+                    return Err(omit(
+                        "crash test",
+                        "a crash test reports no assertion: WPT runs it to see that the browser does not crash",
+                    ));
                 }
                 self.expectation(action, e)?;
             }

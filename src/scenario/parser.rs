@@ -590,7 +590,9 @@ impl SubtestParser {
                     self.no_children(line, "observe")?;
                     return Ok(ActionKind::Observe {
                         doc,
-                        name: format!("observation at line {}", line.line),
+                        // Named by its line; every report says "observation NAME", so the
+                        // name does not repeat the word.
+                        name: format!("at line {}", line.line),
                         expect: Some(ObserveExpect {
                             outcome,
                             after,

@@ -14,8 +14,8 @@
 //                           HTTPS_REMOTE_ORIGIN, https://c.test its HTTPS_OTHER_NOTSAMESITE_ORIGIN.
 //   promise/thenable/controller NAME in DOC
 //                           made by DOC's own copy of this file, so they belong to DOC's realm.
-//   task in DOC: BLOCK      w.task("child", (s, w) => {...}, {task: N}): a task (setTimeout 0,
-//                           of the test page, so that tasks of its event loop keep their
+//   task in DOC: BLOCK      w.task("child", (s, w) => {...}, {task: N}): a task (a timer of 0
+//                           ms of the test page, so that tasks of its event loop keep their
 //                           order) that runs the block in DOC's realm if DOC is still fully
 //                           active; N numbers the subtest's
 //                           tasks, and the task counts as finished once its block has returned
@@ -73,7 +73,28 @@
     v !== null &&
     typeof v === "object" &&
     (v.__error === true || tag_of(v) === "Error" || tag_of(v) === "DOMException");
-  const sleep = ms => new Promise(resolve => setTimeout(resolve, Math.max(0, ms)));
+  // Every wait and timer of this file, and of the scenario's `after` blocks (w.timeout), is
+  // testharness.js's step_timeout, as WPT asks of tests: it scales a timeout by the run's
+  // timeout multiplier. The test page loads testharness.js, and so does every helper frame
+  // (webmcp-ref-frame.html, which sets up no test of its own), so the timer is always this
+  // window's own. A crash test loads no harness (WPT reports no assertion of one): its waits
+  // are rendering frames, until the time has passed, and a wait of 0 a posted message.
+  const HARNESS = typeof step_timeout === "function";
+  function timer(f, ms) {
+    ms = Math.max(0, ms);
+    if (HARNESS) return step_timeout(f, ms);
+    if (ms === 0) {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => f();
+      channel.port2.postMessage(null);
+      return undefined;
+    }
+    const end = performance.now() + ms;
+    const frame = () => (performance.now() >= end ? f() : requestAnimationFrame(frame));
+    requestAnimationFrame(frame);
+    return undefined;
+  }
+  const sleep = ms => new Promise(resolve => timer(resolve, ms));
   const fail = message => {
     throw typeof AssertionError === "function" ? new AssertionError(message) : new Error(message);
   };
@@ -332,7 +353,7 @@
           const settle = "resolves" in behaviour
             ? () => resolve(behaviour.resolves)
             : () => reject(behaviour.rejects);
-          if ("after" in behaviour) setTimeout(settle, behaviour.after);
+          if ("after" in behaviour) timer(settle, behaviour.after);
           else if ("resolves" in behaviour || "rejects" in behaviour) settle();
           else if ("throws" in behaviour) throw behaviour.throws;
           else kept.push({ resolve, reject });
@@ -357,6 +378,7 @@
         target_label: e => world.target_label(e),
         with_cleanup_signal: o => world.with_cleanup_signal(o),
         kept_thenable: () => ref.realm.thenable({}, []),
+        timeout: (f, ms) => timer(f, ms),
       };
       Object.defineProperty(facade, "cleanup_signal", { get: () => world.cleanup_signal });
       return facade;
@@ -530,11 +552,13 @@
 
     expect_hello(name, fields) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`the frame ${name} did not load within 10 s`)),
-          10000
-        );
-        this.hellos.set(name, { fields, resolve, reject, timer });
+        timer(() => {
+          if (this.hellos.get(name) !== entry) return;
+          this.hellos.delete(name);
+          reject(new Error(`the frame ${name} did not load within 10 s`));
+        }, 10000);
+        const entry = { fields, resolve, reject };
+        this.hellos.set(name, entry);
       });
     }
 
@@ -603,7 +627,6 @@
       const pending = this.hellos.get(data.name);
       if (!pending) return;
       this.hellos.delete(data.name);
-      clearTimeout(pending.timer);
       const fields = pending.fields;
       const win = event.source;
       const d = new Doc(Object.assign({}, fields, { window: win }));
@@ -687,7 +710,7 @@
       // document: they share the page's event loop, and timers of one window run in the order
       // they were set, as the engine runs tasks queued on one event loop (each window's timers
       // are a separate task queue in Chromium, so a child's timer may overtake the top's).
-      self.setTimeout(() => {
+      timer(() => {
         if (!this.live || !this.current(d)) return;
         const f = d.page ? fn : d.realm.evaluate(String(fn));
         let r;
@@ -815,6 +838,9 @@
     kept_thenable() {
       return ref.realm.thenable({}, []);
     }
+    timeout(f, ms) {
+      return timer(f, ms);
+    }
 
     // ---- the log, uncaught exceptions
 
@@ -839,11 +865,11 @@
     request(d, message, timeout_ms) {
       const id = ++this.request_count;
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          this.requests.delete(id);
+        timer(() => {
+          if (!this.requests.delete(id)) return;
           reject(new Error(`${d.name} did not answer within ${timeout_ms || 5000} ms`));
         }, timeout_ms || 5000);
-        this.requests.set(id, { resolve, timer });
+        this.requests.set(id, { resolve });
         this.post(d, Object.assign(message, { id }));
       });
     }
@@ -864,7 +890,6 @@
           const r = this.requests.get(data.id);
           if (!r) return;
           this.requests.delete(data.id);
-          clearTimeout(r.timer);
           r.resolve(data.value);
           return;
         }
@@ -935,7 +960,7 @@
       const when = this.anchor.real + (ms - this.anchor.virtual);
       this.at_blocks.push(
         new Promise(resolve =>
-          setTimeout(async () => {
+          timer(async () => {
             try {
               await fn();
             } catch (e) {
@@ -1146,6 +1171,34 @@
     const world = new World(t, name);
     t.add_cleanup(() => world.cleanup());
     return { s: world.s, w: world };
+  };
+
+  // A crash test (a scenario WPT's naming makes one: `NAME-crash`): its subtests run one after
+  // another, as promise_tests would, with no harness and no assertion; the test is that the
+  // browser does not crash, and it ends when the root element loses its `test-wait` class.
+  const crash_subtests = [];
+  let crash_run = null;
+  ref.crash_test = (fn, name) => {
+    crash_subtests.push({ fn, name });
+    if (crash_run) return;
+    crash_run = new Promise(resolve => self.addEventListener("load", resolve, { once: true }))
+      .then(async () => {
+        for (const { fn, name } of crash_subtests) {
+          const cleanups = [];
+          const t = { name, add_cleanup: f => cleanups.push(f) };
+          try {
+            await fn(t);
+          } catch (e) {
+            ref.results.push({ name, test: name, failures: [String(e && e.message !== undefined ? e.message : e)] });
+          }
+          for (const f of cleanups) {
+            try {
+              await f();
+            } catch (e) {}
+          }
+        }
+      })
+      .then(() => document.documentElement.classList.remove("test-wait"));
   };
 
   ref.report = () => ({
