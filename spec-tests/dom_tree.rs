@@ -188,11 +188,13 @@ fn matches_reads_type_id_class_attribute_and_form_pseudo_classes() {
     assert!(!s.w.matches(i, ":not(input)").unwrap());
     assert!(s.w.matches(c, "input ~ input").unwrap());
     assert_eq!(s.w.query_selector_all(f, "input:enabled").unwrap(), vec![i, c]);
-    assert!(s.w.matches(f, ":tool-form-active").is_err());
-    s.w.define_pseudo_class("tool-form-active");
+    // A pseudo-class no layer defined is a syntax error; WebMCP defines its two.
+    assert!(s.w.matches(f, ":made-up-state").is_err());
+    s.w.define_pseudo_class("made-up-state");
+    assert!(!s.w.matches(f, ":made-up-state").unwrap());
+    s.w.set_pseudo_class_state(f, "made-up-state", true);
+    assert!(s.w.matches(f, "form:made-up-state").unwrap());
     assert!(!s.w.matches(f, ":tool-form-active").unwrap());
-    s.w.set_pseudo_class_state(f, "tool-form-active", true);
-    assert!(s.w.matches(f, "form:tool-form-active").unwrap());
     assert!(s.w.matches(i, "input[").is_err());
     assert!(s.w.matches(i, "::before").is_err());
 }

@@ -115,6 +115,7 @@ impl World {
         arena(&webmcp.waiters).hash(h);
         arena(&webmcp.observations).hash(h);
         arena(&webmcp.executions).hash(h);
+        secondary(&webmcp.declarative_forms).hash(h);
         value(&script.env).hash(h);
         value(&script.log).hash(h);
         value(&script.uncaught).hash(h);

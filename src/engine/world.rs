@@ -15,12 +15,14 @@ use super::trace::{ChoiceNote, Coverage, Finding, Lane, Place, Trace, TraceEntry
 use super::RunError;
 use crate::host::callback::Callback;
 use crate::host::event_loop::{task_queue, Candidate, EventLoops, UnitRef, MICROTASK_QUEUE};
+use crate::host::forms::SubmissionPoint;
 use crate::host::keys::{
-    DocumentKey, ListenerKey, NavigableKey, NodeKey, ParallelQueueKey, SignalKey,
+    DocumentKey, EventKey, ListenerKey, NavigableKey, NodeKey, ParallelQueueKey, SignalKey,
 };
 use crate::host::navigable::Lifecycle;
 use crate::host::shared::{Access, Shared};
 use crate::host::spec::Algorithm;
+use crate::host::value::ErrorValue;
 use crate::host::value::Value;
 use crate::host::{switches, Completion, Host, HostState};
 use crate::script::interpreter::Interpreter;
@@ -70,6 +72,9 @@ impl World {
     pub fn new(profile: Profile) -> World {
         let mut host = HostState::default();
         let ai_agent_queue = host.start_a_new_parallel_queue("AI agent queue");
+        // WebMCP's declarative half defines two pseudo-classes.
+        host.define_pseudo_class(crate::webmcp::declarative::TOOL_FORM_ACTIVE);
+        host.define_pseudo_class(crate::webmcp::declarative::TOOL_SUBMIT_ACTIVE);
         World {
             host,
             webmcp: WebmcpState::new(ai_agent_queue),
@@ -516,32 +521,59 @@ impl Host for World {
         self.check_waiters();
     }
 
-    // DOM and HTML hooks: nothing above the host attaches steps to them yet.
+    // DOM and HTML hooks: WebMCP's declarative tools watch forms, their controls and labels.
 
-    fn insertion_steps(&mut self, _node: NodeKey) {}
+    fn insertion_steps(&mut self, node: NodeKey) {
+        self.declarative_node_changed(node);
+    }
 
-    fn removing_steps(&mut self, _node: NodeKey, _old_parent: Option<NodeKey>) {}
+    fn removing_steps(&mut self, node: NodeKey, old_parent: Option<NodeKey>) {
+        self.declarative_node_removed(node, old_parent);
+    }
 
     fn attribute_change_steps(
         &mut self,
-        _element: NodeKey,
+        element: NodeKey,
         _name: &str,
-        _old: Option<&str>,
-        _value: Option<&str>,
+        old: Option<&str>,
+        value: Option<&str>,
     ) {
+        if old != value {
+            self.declarative_node_changed(element);
+        }
     }
 
+    // Adoption removes the node first and inserts it after: those steps already move its tool.
     fn adopting_steps(&mut self, _node: NodeKey, _old_document: DocumentKey) {}
 
     fn form_owner_changed(
         &mut self,
         _element: NodeKey,
-        _old: Option<NodeKey>,
-        _new: Option<NodeKey>,
+        old: Option<NodeKey>,
+        new: Option<NodeKey>,
     ) {
+        self.declarative_form_owner_changed(old, new);
     }
 
-    fn form_reset(&mut self, _form: NodeKey) {}
+    fn form_reset(&mut self, form: NodeKey) {
+        self.declarative_form_reset(form);
+    }
+
+    fn submit_event_agent_invoked(&mut self, form: NodeKey) -> bool {
+        self.declarative_agent_invoked(form)
+    }
+
+    fn form_submission_reached(&mut self, form: NodeKey, point: SubmissionPoint) {
+        self.declarative_submission_steps(form, point);
+    }
+
+    fn submit_event_respond_with(
+        &mut self,
+        event: EventKey,
+        value: Value,
+    ) -> Result<(), ErrorValue> {
+        self.submit_event_respond_with_steps(event, value)
+    }
 
     fn call(&mut self, callback: &Callback, args: Vec<Value>) -> Completion {
         self.call_code(callback, args)

@@ -368,6 +368,17 @@ pub trait Host: DerefMut<Target = HostState<Self::Upper>> + Sized {
     /// A form was reset (its `reset` event was not canceled, and its controls' reset
     /// algorithms have run).
     fn form_reset(&mut self, form: NodeKey);
+    /// Whether the `submit` event about to be fired at `form` is agent-invoked (a
+    /// `SubmitEvent` member another specification defines).
+    fn submit_event_agent_invoked(&mut self, form: NodeKey) -> bool;
+    /// The form submission algorithm reached a point another specification watches.
+    fn form_submission_reached(&mut self, form: NodeKey, point: forms::SubmissionPoint);
+    /// `respondWith(value)` called on a `SubmitEvent`: `Err` is the exception it throws.
+    fn submit_event_respond_with(
+        &mut self,
+        event: EventKey,
+        value: Value,
+    ) -> Result<(), value::ErrorValue>;
 
     // The page's script.
 

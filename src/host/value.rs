@@ -287,11 +287,6 @@ impl Value {
         Value::Array(Members::new(items))
     }
 
-    /// A plain object with these properties, in this order.
-    pub fn object(props: Vec<(String, Value)>) -> Value {
-        Value::Object(Members::new(props))
-    }
-
     /// The value's size, what the value-size budget counts: a byte of a string (or of a
     /// property's name, or of an error's name and message), and every value in it, count one
     /// each, and a value held twice counts twice (as `JSON.stringify` would write it out).
@@ -426,15 +421,21 @@ impl Value {
     ///
     /// <https://tc39.es/ecma262/#sec-ordinaryownpropertykeys>
     pub fn object(props: Vec<(String, Value)>) -> Value {
+        // Each key's place found by a look-up: an object of many properties costs their number.
         let mut out: Vec<(String, Value)> = Vec::with_capacity(props.len());
+        let mut place: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(props.len());
         for (k, v) in props {
-            match out.iter_mut().find(|(key, _)| *key == k) {
-                Some(slot) => slot.1 = v,
-                None => out.push((k, v)),
+            match place.get(&k) {
+                Some(&i) => out[i].1 = v,
+                None => {
+                    place.insert(k.clone(), out.len());
+                    out.push((k, v));
+                }
             }
         }
         order_own_keys(&mut out);
-        Value::Object(out)
+        Value::Object(Members::new(out))
     }
 
     /// ECMAScript's Type(x) is Object.

@@ -188,10 +188,10 @@ pub(crate) fn outcome_rows(outcomes: &[&[(String, String)]]) -> Vec<(String, Vec
         .collect();
     let keys: BTreeSet<&str> = by_name.iter().flat_map(|o| o.keys().copied()).collect();
     // The keys that differ only in their line, gathered by what precedes " at line N".
-    let family = |k: &str| -> Option<(&str, &str)> {
+    fn family(k: &str) -> Option<(&str, &str)> {
         let (head, line) = k.rsplit_once(" at line ")?;
         line.chars().all(|c| c.is_ascii_digit()).then_some((head, line))
-    };
+    }
     let mut families: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for &k in &keys {
         if let Some((head, _)) = family(k) {

@@ -511,6 +511,10 @@ pub fn call_method<W: ScriptHost>(
                 }
             })
         }
+        (Value::Event(e), "respondWith") if w.event_member(*e, "agentInvoked").is_some() => w
+            .submit_event_respond_with(*e, arg(0))
+            .map(|()| Value::Undefined)
+            .map_err(Value::error),
         (Value::Event(e), _) if w.event_method(*e, method) => Ok(Value::Undefined),
         (Value::Controller(s), "abort") => {
             w.signal_abort(*s, Some(arg(0)));

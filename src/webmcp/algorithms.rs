@@ -349,6 +349,69 @@ algorithm!(
     ["1", "2", "2.1", "2.2", "3"]
 );
 
+// Declarative WebMCP: the text's section is a TODO ("synthesize a declarative JSON Schema
+// object" has one TODO step, "the declarative execute steps" one Issue box). These are the
+// engine's steps for it, each choice stated at its step (see `declarative.rs`).
+
+algorithm!(
+    /// The declarative tool of a form: the tool definition a form stands for, or null.
+    DECLARATIVE_TOOL_OF_A_FORM,
+    BASE + 30,
+    WebMcpEngineDefined,
+    "declarative-tool-of-a-form",
+    "the declarative tool of a form",
+    ["1", "2", "3", "4", "5", "6", "7"]
+);
+algorithm!(
+    /// Update a form's declarative tool: run when a form or one of its controls changes.
+    UPDATE_A_FORMS_DECLARATIVE_TOOL,
+    BASE + 31,
+    WebMcpEngineDefined,
+    "update-a-forms-declarative-tool",
+    "update a form's declarative tool",
+    ["1", "2", "3", "4", "4.1", "4.2", "4.3", "4.4", "5", "6", "7", "8"]
+);
+algorithm!(
+    /// <https://webmachinelearning.github.io/webmcp/#synthesize-a-declarative-json-schema-object-algorithm>,
+    /// whose only step in the text is a TODO.
+    SYNTHESIZE_A_DECLARATIVE_JSON_SCHEMA_OBJECT,
+    BASE + 32,
+    WebMcpEngineDefined,
+    "synthesize-a-declarative-json-schema-object",
+    "synthesize a declarative JSON Schema object",
+    ["1", "2", "2.1", "3", "3.1", "3.2", "3.3", "3.4", "3.5", "4"]
+);
+algorithm!(
+    /// <https://webmachinelearning.github.io/webmcp/#declarative-execute-steps>, which the text
+    /// leaves as an Issue box.
+    DECLARATIVE_EXECUTE_STEPS,
+    BASE + 33,
+    WebMcpEngineDefined,
+    "declarative-execute-steps",
+    "the declarative execute steps",
+    ["1", "2", "3", "4", "5", "5.1", "5.2", "6", "7", "8", "9", "10", "11", "12", "13"]
+);
+algorithm!(
+    /// The declarative submission steps: what a tool form's submission means to the execution
+    /// that is running it.
+    DECLARATIVE_SUBMISSION_STEPS,
+    BASE + 34,
+    WebMcpEngineDefined,
+    "declarative-submission-steps",
+    "the declarative submission steps",
+    ["1", "2", "3", "4", "5", "6", "6.1", "6.2"]
+);
+algorithm!(
+    /// Finish a declarative execution: the form stops being active and the completion steps
+    /// run.
+    FINISH_A_DECLARATIVE_EXECUTION,
+    BASE + 35,
+    WebMcpEngineDefined,
+    "finish-a-declarative-execution",
+    "finish a declarative execution",
+    ["1", "2", "3", "4"]
+);
+
 /// WebMCP's algorithms, in id order.
 pub const ALGORITHMS: &[&Algorithm] = &[
     &CANCEL_A_PENDING_TOOL_EXECUTION,
@@ -381,6 +444,12 @@ pub const ALGORITHMS: &[&Algorithm] = &[
     &CHECK_INPUT_SCHEMA,
     &CONVERT_DICTIONARY,
     &ABANDON_AN_OBSERVATION,
+    &DECLARATIVE_TOOL_OF_A_FORM,
+    &UPDATE_A_FORMS_DECLARATIVE_TOOL,
+    &SYNTHESIZE_A_DECLARATIVE_JSON_SCHEMA_OBJECT,
+    &DECLARATIVE_EXECUTE_STEPS,
+    &DECLARATIVE_SUBMISSION_STEPS,
+    &FINISH_A_DECLARATIVE_EXECUTION,
 ];
 
 /// The algorithms whose every step the bundled scenarios must reach: every algorithm of the

@@ -72,6 +72,37 @@ pub enum Rejection {
     BadInput,
     /// A Web IDL conversion of the method's arguments failed: the conversion's own message.
     Conversion { method: Method, message: String },
+    /// A declarative execution failed (an UnknownError, as every failure of the completion
+    /// steps is).
+    Declarative(DeclarativeFailure),
+}
+
+/// Why a declarative execution failed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DeclarativeFailure {
+    /// The input is not a JSON object.
+    NotAnObject,
+    /// The input names a parameter the form does not have.
+    UnknownParameter(String),
+    /// A value the parameter cannot take; the value as text when it is a string, number or
+    /// boolean.
+    InvalidValue { name: String, value: Option<String> },
+    /// No submit button, and no `toolautosubmit`: the user could not submit.
+    NoSubmitButton,
+    /// Constraint validation failed: each invalid control as `name: message. `.
+    ValidationFailed(String),
+    /// The submit event was canceled without `respondWith()`.
+    PreventedWithoutRespond,
+    /// The `respondWith()` promise was rejected.
+    RespondRejected,
+    /// The `respondWith()` promise's value has no JSON form.
+    RespondUnserializable,
+    /// The form was reset while the execution ran.
+    Reset,
+    /// The form stopped being this tool, or its definition changed, while the execution ran.
+    DefinitionUpdated,
+    /// Another execution of the same form began.
+    Superseded,
 }
 
 /// The engine's conversion messages follow Blink's; where Blink words the same failure
@@ -234,6 +265,7 @@ impl Rejection {
                     CHROMIUM_UNKNOWN,
                 ),
             ),
+            Rejection::Declarative(why) => ErrorValue::dom("UnknownError", why.message(chromium)),
             Rejection::Conversion { method, message } => ErrorValue::type_error(if chromium {
                 format!(
                     "Failed to execute '{}' on 'ModelContext': {}",
@@ -243,6 +275,70 @@ impl Rejection {
             } else {
                 message.clone()
             }),
+        }
+    }
+}
+
+impl DeclarativeFailure {
+    /// The message: the engine's, or Chromium 156's word for word.
+    fn message(&self, chromium: bool) -> String {
+        use DeclarativeFailure::*;
+        let (engine, measured): (String, String) = match self {
+            NotAnObject => (
+                "the tool's input is not a JSON object".into(),
+                "JSON input arguments must be an object".into(),
+            ),
+            UnknownParameter(name) => (
+                format!("the form has no parameter {name:?}"),
+                format!("Input contains a parameter \"{name}\" but there is no such parameter for the tool"),
+            ),
+            InvalidValue { name, value } => (
+                match value {
+                    Some(v) => format!("{v:?} is not a value of the parameter {name:?}"),
+                    None => format!("the parameter {name:?} cannot take that value"),
+                },
+                match value {
+                    Some(v) => format!("Invalid value \"{v}\" for parameter {name}"),
+                    None => format!("Invalid value for parameter {name}"),
+                },
+            ),
+            NoSubmitButton => (
+                "the form has no submit button and no toolautosubmit: it cannot be submitted".into(),
+                "No submit button was found, but for a form without `toolautosubmit`, there must be a submit button".into(),
+            ),
+            ValidationFailed(list) => (
+                format!("the form's constraint validation failed: {list}"),
+                format!("Form validation failed: {list}"),
+            ),
+            PreventedWithoutRespond => (
+                "the submit event was canceled without respondWith()".into(),
+                "The site has a programming error: it called preventDefault() on the 'submit' event, without also calling respondWith() with the tool result".into(),
+            ),
+            RespondRejected => (
+                "the respondWith() promise was rejected".into(),
+                "respondWith promise was rejected".into(),
+            ),
+            RespondUnserializable => (
+                "the respondWith() value has no JSON form".into(),
+                "respondWith promise resolved with an object that could not be serialized to JSON".into(),
+            ),
+            Reset => (
+                "the form was reset while the tool ran".into(),
+                "Tool execution cancelled by a form reset".into(),
+            ),
+            DefinitionUpdated => (
+                "the form's tool changed or went away while it ran".into(),
+                "Tool execution cancelled, since tool definition was updated".into(),
+            ),
+            Superseded => (
+                "another execution of the same form began".into(),
+                CHROMIUM_UNKNOWN.into(),
+            ),
+        };
+        if chromium {
+            measured
+        } else {
+            engine
         }
     }
 }

@@ -3,14 +3,16 @@
 //! <https://webmachinelearning.github.io/webmcp/#tool-execute-steps>,
 //! <https://webmachinelearning.github.io/webmcp/#imperative-execute-steps>
 
+use super::declarative::Declarative;
 use super::errors::Rejection;
 use super::pending::PendingExecutions;
 use super::steps::{ReactionStep, TaskStep};
 use super::switches::{ToolResult, ToolactivatedTiming};
 use super::{
-    ExecutionKey, LocalPendingToolExecution, ToolDefinition, Uuid, WebMcpHost,
+    ExecuteSteps, ExecutionKey, LocalPendingToolExecution, ToolDefinition, Uuid, WebMcpHost,
     IMPERATIVE_EXECUTE_STEPS, TOOL_EXECUTE_STEPS,
 };
+use crate::host::callback::Callback;
 use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
 use crate::host::events::{Event, EventTargetRef, Events};
 use crate::host::keys::DocumentKey;
@@ -78,16 +80,33 @@ pub trait ToolExecuteSteps: WebMcpHost {
             );
         };
         step!(self, TOOL_EXECUTE_STEPS, "3", Some(target));
-        // 4-5. Run the tool's execute steps: the imperative execute steps.
+        // 4-5. Run the tool's execute steps: the imperative or the declarative ones.
         step!(self, TOOL_EXECUTE_STEPS, "4", Some(target));
         step!(self, TOOL_EXECUTE_STEPS, "5", Some(target));
-        self.imperative_execute_steps(&definition, target, &e.input_arguments, e.uuid);
+        match definition.execute.clone() {
+            ExecuteSteps::Imperative(callback) => self.imperative_execute_steps(
+                &definition,
+                &callback,
+                target,
+                &e.input_arguments,
+                e.uuid,
+            ),
+            ExecuteSteps::Declarative { form, autosubmit } => self.declarative_execute_steps(
+                &definition,
+                form,
+                autosubmit,
+                target,
+                &e.input_arguments,
+                e.uuid,
+            ),
+        }
     }
 
     /// <https://webmachinelearning.github.io/webmcp/#imperative-execute-steps>
     fn imperative_execute_steps(
         &mut self,
         tool: &ToolDefinition,
+        execute: &Callback,
         target: DocumentKey,
         input_arguments: &str,
         uuid: Uuid,
@@ -180,7 +199,7 @@ pub trait ToolExecuteSteps: WebMcpHost {
         // 9. Invoke execute with the input and options. What it throws becomes a rejected
         //    promise, what it returns is converted to Promise<any> in the target's realm
         //    (switch idl-promise-conversion).
-        let returned = self.call(&tool.execute, vec![input, options]);
+        let returned = self.call(execute, vec![input, options]);
         let tool_promise = match returned {
             Ok(v) => self.convert_to_idl_promise(target, v),
             Err(thrown) => {

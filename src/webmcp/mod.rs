@@ -10,6 +10,8 @@
 //!   the unloading document cleanup steps.
 //! - [`execution`]: the tool execute steps and the imperative execute steps (`toolactivated`).
 //! - [`input_schema`]: the JSON Schema subset of WPT's `.tentative` tests.
+//! - [`declarative`]: declarative tools (`<form toolname tooldescription>`): the engine's steps
+//!   for the text's TODO section.
 //! - [`algorithms`]: every algorithm's steps as its text numbers them: the published text,
 //!   PR #373's final and first revisions, the proposals, and the engine's own.
 //! - [`switches`]: the behaviour switches whose steps are here.
@@ -23,6 +25,7 @@
 //! scenario language or the tools built on them).
 
 pub mod algorithms;
+pub mod declarative;
 pub mod errors;
 pub mod execute_tool;
 pub mod execution;
@@ -42,7 +45,9 @@ use serde::Serialize;
 use slotmap::new_key_type;
 
 use crate::host::callback::Callback;
-use crate::host::keys::{DocumentKey, ListenerKey, NavigableKey, ParallelQueueKey, PromiseKey};
+use crate::host::keys::{
+    DocumentKey, ListenerKey, NavigableKey, NodeKey, ParallelQueueKey, PromiseKey,
+};
 use crate::host::origin::Origin;
 use crate::host::shared::{Arena, Counts, SecondaryArena, Shared};
 use crate::host::spec::Algorithm;
@@ -102,15 +107,26 @@ pub struct ToolDefinition {
     pub description: String,
     /// The stringified input schema; empty when none was given.
     pub input_schema: String,
-    /// The execute steps: the imperative execute steps given the tool's `execute` callback
-    /// (the only kind a page's script can register; the declarative kind has no steps yet).
-    pub execute: Callback,
+    /// The execute steps: the imperative ones given the tool's `execute` callback, or the
+    /// declarative ones given its form.
+    pub execute: ExecuteSteps,
     pub annotations: Option<ToolAnnotations>,
     pub exposed_origins: Vec<Origin>,
     /// The `RegisteredTool` getTools() gives for it (step 8.3.8.2), made once when it is
     /// registered: every getTools() result holds the same object instead of a copy, so that
     /// asking again and again costs what the list holds, not what its tools hold.
     pub registered: crate::host::value::Value,
+}
+
+/// <https://webmachinelearning.github.io/webmcp/#tool-definition-execute-steps>: which steps
+/// run a tool.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExecuteSteps {
+    /// The imperative execute steps given the tool's `execute` callback.
+    Imperative(Callback),
+    /// The declarative execute steps given the tool's form; `autosubmit` is whether it had
+    /// `toolautosubmit` when the tool was declared (a change of it changes the definition).
+    Declarative { form: NodeKey, autosubmit: bool },
 }
 
 /// A unique internal value naming one execution of a tool.
@@ -324,6 +340,9 @@ pub struct WebmcpState {
     /// the state, and footprints do not note it.
     pub(crate) last_tools:
         Shared<BTreeMap<crate::host::keys::DocumentKey, crate::host::value::Value>>,
+    /// Each form that holds a declarative tool or has an update queued, and each running
+    /// declarative execution (see `declarative.rs`).
+    pub(crate) declarative_forms: SecondaryArena<NodeKey, declarative::FormTool>,
     /// The last unique internal value given (a unit that takes one reads and writes it).
     pub(crate) next_uuid: Shared<u64>,
     /// <https://webmachinelearning.github.io/webmcp/#ai-agent-queue>
@@ -531,6 +550,7 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
 
 /// Every WebMCP algorithm trait, for `use crate::webmcp::prelude::*`.
 pub mod prelude {
+    pub use super::declarative::Declarative;
     pub use super::execute_tool::ExecuteTool;
     pub use super::execution::ToolExecuteSteps;
     pub use super::get_tools::GetTools;

@@ -282,7 +282,7 @@ pub trait Registry: WebMcpHost {
             title: tool_title,
             description: tool.description,
             input_schema: stringified_input_schema,
-            execute: tool.execute,
+            execute: super::ExecuteSteps::Imperative(tool.execute),
             annotations: tool.annotations,
             exposed_origins: exposed_origins.clone(),
             registered: Value::Undefined,

@@ -2,6 +2,7 @@
 //! parallel, a reaction's steps, abort algorithms, a timeout), and the one place each kind is
 //! run and described. The engine's world hands them back here through the host's seam.
 
+use super::declarative::Declarative;
 use super::errors::Rejection;
 use super::execute_tool::ExecuteTool;
 use super::execution::ToolExecuteSteps;
@@ -11,7 +12,9 @@ use super::pending::PendingExecutions;
 use super::readiness::{Readiness, WaitCaller};
 use super::registry::Registry;
 use super::{ExecutionKey, Exposure, ModelContextKey, Uuid, WaiterKey, WebMcpHost};
-use crate::host::keys::{DocumentKey, NavigableKey, ParallelQueueKey, PromiseKey, SignalKey};
+use crate::host::keys::{
+    DocumentKey, NavigableKey, NodeKey, ParallelQueueKey, PromiseKey, SignalKey,
+};
 use crate::host::origin::Origin;
 use crate::host::seam::Upper;
 use crate::host::value::Value;
@@ -46,6 +49,8 @@ pub enum TaskStep {
     CoalescedReadinessCheck,
     /// webmcp#374's coalesced registry notification.
     RegistryNotification,
+    /// Update a form's declarative tool, queued (declarative-registration-timing=chromium-156).
+    UpdateDeclarativeTool { form: NodeKey },
 }
 
 /// One step WebMCP runs in parallel.
@@ -113,6 +118,8 @@ pub enum ReactionStep {
     },
     /// The imperative execute steps' step 10: the tool's promise settled.
     ImperativeResult { target: DocumentKey, uuid: Uuid },
+    /// The declarative submission steps' step 6: the respondWith() promise settled.
+    DeclarativeResult { form: NodeKey, uuid: Uuid },
 }
 
 /// An abort algorithm WebMCP adds to an `AbortSignal`.
@@ -129,6 +136,8 @@ pub enum AbortStep {
         execution: ExecutionKey,
         traversable: NavigableKey,
     },
+    /// A declarative execution's controller was aborted: its run ends.
+    DeclarativeRunAborted { form: NodeKey, uuid: Uuid },
 }
 
 /// What a timer WebMCP sets does when it expires.
@@ -147,6 +156,7 @@ pub fn run_task<W: WebMcpHost>(w: &mut W, step: TaskStep, document: DocumentKey)
         }
         TaskStep::CoalescedReadinessCheck => w.coalesced_readiness_check(document),
         TaskStep::RegistryNotification => w.registry_notification(document),
+        TaskStep::UpdateDeclarativeTool { form } => w.queued_declarative_update(form),
     }
 }
 
@@ -205,6 +215,9 @@ pub fn run_reaction<W: WebMcpHost>(
         ReactionStep::ImperativeResult { target, uuid } => {
             w.imperative_execute_result(target, uuid, fulfilled, argument)
         }
+        ReactionStep::DeclarativeResult { form, uuid } => {
+            w.declarative_result(form, uuid, fulfilled, argument)
+        }
     }
     Ok(Value::Undefined)
 }
@@ -220,6 +233,7 @@ pub fn run_abort<W: WebMcpHost>(w: &mut W, step: AbortStep, signal: SignalKey) {
             execution,
             traversable,
         } => w.execute_tool_abort_steps(execution, traversable, signal),
+        AbortStep::DeclarativeRunAborted { form, uuid } => w.declarative_abort_steps(form, uuid),
     }
 }
 
@@ -249,6 +263,9 @@ pub fn describe_task<W: WebMcpHost>(w: &W, step: &TaskStep) -> String {
             "compare tools-ready with the last notified state".into()
         }
         TaskStep::RegistryNotification => "notify the task's registry changes".into(),
+        TaskStep::UpdateDeclarativeTool { form } => {
+            format!("update the declarative tool of {}", w.describe_node(*form))
+        }
     }
 }
 
@@ -322,6 +339,9 @@ pub fn describe_reaction<W: WebMcpHost>(w: &W, step: &ReactionStep) -> String {
         ),
         ReactionStep::ImperativeResult { uuid, .. } => {
             format!("the imperative execute steps take the result of {uuid:?}")
+        }
+        ReactionStep::DeclarativeResult { uuid, .. } => {
+            format!("the declarative submission steps take the respondWith() value of {uuid:?}")
         }
     }
 }

@@ -131,6 +131,48 @@ crate::switches! {
             Reject = "reject": "rejected with an InvalidStateError, as on any document that is not fully active (the text; Chromium 156 once the old document is detached)",
             NeverSettle = "never-settle": "the promise never settles, and nothing is registered, listed or run (Chromium 156, right after the navigation); a removed iframe's document still rejects",
         }
+
+        /// When a form's declarative tool is registered, updated and unregistered.
+        declarative_registration_timing: DeclarativeRegistrationTiming = "declarative-registration-timing",
+        from "the declarative explainer (a form becomes a tool when it is inserted, removed or its attributes change; no timing) vs Chromium 156, which registers and updates in a posted task and unregisters at once (webmcp/probes/declarative p10)" {
+            Sync = "sync": "every change runs \"update a form's declarative tool\" in the mutation's own steps (the engine's reading of the explainer)",
+            Chromium156 = "chromium-156": "a change that leaves the form a tool queues a DOM manipulation task that updates it (one per form until it runs); a change that ends the tool unregisters it at once (Chromium 156)" ["chromium-156", "chromium-pr373"],
+        }
+
+        /// How many `toolchange` events an update of a registered declarative tool gives.
+        declarative_update_toolchange: DeclarativeUpdateToolchange = "declarative-update-toolchange",
+        from "the text notifies once per change of the tool map; Chromium 156 unregisters and registers again, so every update is heard twice (webmcp/probes/declarative p10)" {
+            Once = "once": "the tool map's entry is replaced and documents are notified once",
+            UnregisterRegister = "unregister-register": "the old tool is unregistered (one notification) and the new one registered (another) (Chromium 156)" ["chromium-156", "chromium-pr373"],
+        }
+
+        /// Whether a form with an empty `tooldescription` is a tool.
+        declarative_empty_description: DeclarativeEmptyDescription = "declarative-empty-description",
+        from "registerTool() rejects an empty description (its step 10); Chromium 156 registers a form whose tooldescription is empty" {
+            Reject = "reject": "not a tool, as registerTool() would refuse it (the engine's reading)",
+            Allow = "allow": "a tool whose description is the empty string (Chromium 156)" ["chromium-156", "chromium-pr373"],
+        }
+
+        /// Which JSON Schema keywords "synthesize a declarative JSON Schema object" writes.
+        declarative_schema: DeclarativeSchema = "declarative-schema",
+        from "the text's TODO; Chromium 156 is the only implementation, and puts regular expressions in `format` (time, datetime-local, month, week, color), appends a sentence to a date's description and copies `pattern` onto number inputs, where HTML ignores it" {
+            JsonSchema = "json-schema": "Chromium 156's mapping, with each keyword JSON Schema means: expressions in `pattern`, `format: date` without the appended sentence, no `pattern` where HTML does not apply it (the engine's)",
+            Chromium156 = "chromium-156": "exactly the keywords Chromium 156 was measured writing" ["chromium-156", "chromium-pr373"],
+        }
+
+        /// How a number in an agent's input is written into a control.
+        declarative_number_format: DeclarativeNumberFormat = "declarative-number-format",
+        from "ECMAScript's Number::toString is the obvious reading; Chromium 156 writes every number outside the 32-bit integers with six significant digits (3.14159265 gives 3.14159), a plain bug" {
+            Shortest = "shortest": "the shortest string that reads back as the same number (Number::toString)",
+            BugSixSignificantDigits = "bug-six-significant-digits": "six significant digits, exponent form from 1e6 and below 1e-6 with its zeros kept (Chromium 156's bug)" ["chromium-156", "chromium-pr373"],
+        }
+
+        /// When a declarative execution fires `toolactivated`.
+        declarative_toolactivated: DeclarativeToolactivated = "declarative-toolactivated",
+        from "the explainer fires toolactivated once the form is filled and before it is submitted; Chromium 156 fires it after the submit event (toolautosubmit) or after pausing, and also for executions that failed" {
+            AfterFill = "after-fill": "once the controls are filled, before the form is submitted or the user is waited for; a failed execution fires none (the explainer)",
+            Chromium156 = "chromium-156": "after the submit event when the form submits itself, after pausing otherwise, and once for a failed execution too (Chromium 156)" ["chromium-156", "chromium-pr373"],
+        }
     }
 
     numbers {

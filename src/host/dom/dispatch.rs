@@ -94,6 +94,13 @@ pub struct EventRecord {
     /// A `FormDataEvent`'s `formData`: the entry list being constructed, which listeners may
     /// add to.
     pub form_data: Option<Vec<Entry>>,
+    /// A `SubmitEvent`'s `agentInvoked`, which another specification (WebMCP's declarative
+    /// half) sets through [`Host::submit_event_agent_invoked`].
+    pub agent_invoked: bool,
+    /// The value the last `respondWith()` call on a `SubmitEvent` gave (the same
+    /// specification's method; its checks are that specification's, see
+    /// [`Host::submit_event_respond_with`]).
+    pub responded_with: Option<Value>,
 }
 
 /// Dispatching events at nodes.
@@ -114,6 +121,8 @@ pub trait Dispatch: Host {
             dispatching: false,
             submitter: None,
             form_data: None,
+            agent_invoked: false,
+            responded_with: None,
         })
     }
 
@@ -369,6 +378,7 @@ pub trait Dispatch: Host {
             "submitter" if e.init.interface == "SubmitEvent" => {
                 e.submitter.map(Value::Node).unwrap_or(Value::Null)
             }
+            "agentInvoked" if e.init.interface == "SubmitEvent" => Value::Bool(e.agent_invoked),
             _ => return None,
         })
     }

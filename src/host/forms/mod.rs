@@ -84,7 +84,7 @@ use super::HostState;
 
 pub use input::{Controls, InputType, ValueMode};
 pub use reset::Resetting;
-pub use submission::Submission;
+pub use submission::{Submission, SubmissionPoint};
 pub use user::{EventTiming, UserActions};
 pub use validation::{Validation, Validity};
 

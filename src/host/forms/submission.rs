@@ -17,7 +17,7 @@ use url::Url;
 use super::super::dom::dispatch::{Dispatch, EventInit};
 use super::super::dom::{DomError, DomTask, NavigationRequest};
 use super::super::event_loop::{task_queue, EventLoops, TaskAction, TaskSource};
-use super::super::keys::{DocumentKey, NavigableKey, NodeKey};
+use super::super::keys::{DocumentKey, EventKey, NavigableKey, NodeKey};
 use super::super::navigable::{DocumentOptions, Lifecycle, Navigables};
 use super::super::parallel::ParallelStepKind;
 use super::super::shared::{footprint, value_hash, Access};
@@ -152,6 +152,19 @@ pub fn multipart(entries: &[Entry]) -> (String, String) {
     (body, boundary)
 }
 
+/// Where the form submission algorithm tells the specifications above it how a submission
+/// went ([`Host::form_submission_reached`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SubmissionPoint {
+    /// Interactive validation failed (step 5.4.2): nothing was submitted.
+    Invalid,
+    /// The `submit` event was dispatched (step 5.7): whether it was canceled, and what its
+    /// listeners did to it, is on the event.
+    SubmitEvent(EventKey),
+    /// `form.submit()` submitted without a `submit` event (step 5 skipped).
+    WithoutEvent,
+}
+
 /// Submitting forms.
 pub trait Submission: Host {
     /// <https://html.spec.whatwg.org/multipage/forms.html#dom-form-submit>: submits from the
@@ -223,6 +236,9 @@ pub trait Submission: Host {
             return;
         }
         // 3-4. The form's document (the sandboxed forms flag is not read).
+        if from_submit_method {
+            self.form_submission_reached(form, SubmissionPoint::WithoutEvent);
+        }
         // 5. Not from submit(): the submission events.
         if !from_submit_method {
             // 5.1. Already firing them: return.
@@ -256,6 +272,7 @@ pub trait Submission: Host {
             {
                 // 5.4.1-2. Invalid: stop firing and return.
                 self.set_firing_submission_events(form, false);
+                self.form_submission_reached(form, SubmissionPoint::Invalid);
                 step!(
                     self,
                     FORM_SUBMISSION_ALGORITHM,
@@ -277,6 +294,12 @@ pub trait Submission: Host {
                 .interface("SubmitEvent");
             let event = self.create_event(init, true);
             self.dom.events[event].submitter = submitter_button;
+            // (WebMCP's declarative half) An agent's submission is marked as such, and its
+            // `submit` event is composed (Chromium 156).
+            if self.submit_event_agent_invoked(form) {
+                self.dom.events[event].agent_invoked = true;
+                self.dom.events[event].init.composed = true;
+            }
             step!(
                 self,
                 FORM_SUBMISSION_ALGORITHM,
@@ -293,6 +316,7 @@ pub trait Submission: Host {
             let should_continue = self.dispatch(form, event);
             // 5.7. No longer firing.
             self.set_firing_submission_events(form, false);
+            self.form_submission_reached(form, SubmissionPoint::SubmitEvent(event));
             // 5.8. Canceled: return.
             if !should_continue {
                 step!(
