@@ -96,7 +96,17 @@ fn script_line() -> impl Strategy<Value = String> + Clone {
         number().prop_map(|n| format!("after {n}ms: log \"later\"")),
         Just("throw 1".to_string()),
         Just("return 2".to_string()),
-        doc.prop_map(|d| format!("x = {d}.toolsReady")),
+        doc.clone().prop_map(|d| format!("x = {d}.toolsReady")),
+        (doc.clone(), text()).prop_map(|(d, t)| format!(
+            "{d}.querySelector(\"form\").setAttribute(\"toolname\", \"{t}\")"
+        )),
+        (doc.clone(), text()).prop_map(|(d, t)| format!("x = {d}.querySelector(\"{t}\")")),
+        doc.clone()
+            .prop_map(|d| format!("{d}.querySelector(\"form\").removeAttribute(\"tooldescription\")")),
+        doc.clone().prop_map(|d| format!("{d}.querySelector(\"form\").remove()")),
+        doc.prop_map(|d| format!(
+            "on {d}.querySelector(\"form\") submit: event.respondWith(event.preventDefault())"
+        )),
     ]
 }
 
@@ -123,6 +133,17 @@ fn statement() -> impl Strategy<Value = Vec<String>> {
             lines.extend(body.into_iter().map(|l| format!("  {l}")));
             lines
         }),
+        (doc.clone(), text(), any::<bool>()).prop_map(|(d, t, block)| {
+            let markup = format!("<form toolname=\"{t}\" tooldescription='{t}'><input name=q></form>");
+            if block {
+                vec![format!("html in {d}:"), format!("  {markup}"), format!("    {t}")]
+            } else {
+                vec![format!("html in {d}: {markup}")]
+            }
+        }),
+        (doc.clone(), text()).prop_map(|(d, t)| vec![format!(
+            "expect {d}.querySelector(\"[name=q]\").value == \"{t}\""
+        )]),
         Just(vec!["run".to_string()]),
         number().prop_map(|n| vec![format!("run {n}ms")]),
         Just(vec!["flush".to_string()]),

@@ -21,7 +21,7 @@ use crate::scenario::ast::{
 };
 use crate::scenario::runner::applies;
 use crate::script::ast::{Block, Expr, StmtKind};
-use crate::script::emit::{awaits, omit, Emit, JsCode, Mode, Omit};
+use crate::script::emit::{awaits, omit, Emit, JsCode, Mode, Omit, Scene};
 use crate::script::js;
 
 /// A line of the scenario that is not in the exported test.
@@ -375,6 +375,33 @@ impl Translator<'_> {
                     None => self.code.line(format!("}}, {{task: {task}}});")),
                 }
                 self.scene.note_removals(block);
+                self.reduced.push(action.clone());
+            }
+            ActionKind::Html { doc, markup } => {
+                let info = self.scene.doc(doc)?;
+                if info.origin != SCENARIO_ORIGINS[0] {
+                    return Err(omit(
+                        "markup",
+                        "markup for a cross-origin document, which the test page's script cannot reach",
+                    ));
+                }
+                // The markup is set where the line's task runs, not written into the test
+                // page: the exported subtests share one page, so markup in the page would be
+                // parsed before any subtest starts, its forms would be tools of every subtest,
+                // and one subtest's changes to them would carry into the next. `w.html` queues
+                // a task (a timer of the test page, as `w.task` does) that inserts the markup
+                // at the end of DOC's body, so it comes after the tasks queued before the line
+                // and before those queued after it, as the engine's networking task does; the
+                // cleanup removes it. The page parses it as a fragment (insertAdjacentHTML):
+                // its elements are inserted together, where the engine's document parser
+                // inserts them one by one, which only changes how many toolchange events a
+                // parsed form gives under declarative-registration-timing=sync.
+                self.comment(action);
+                self.code.line(format!(
+                    "w.html({}, {});",
+                    js::string(doc),
+                    self.scene.string(markup)
+                ));
                 self.reduced.push(action.clone());
             }
             ActionKind::Run(kind) => {

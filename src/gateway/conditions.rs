@@ -198,6 +198,7 @@ fn actions_navigate(actions: &[Action]) -> bool {
         | ActionKind::Promise { .. }
         | ActionKind::Thenable { .. }
         | ActionKind::Controller { .. }
+        | ActionKind::Html { .. }
         | ActionKind::Run(_)
         | ActionKind::Remove(_)
         | ActionKind::Lifecycle { .. }

@@ -111,6 +111,12 @@ pub enum ActionKind {
         completion: Option<String>,
         block: Arc<Block>,
     },
+    /// `html in DOC:` + markup: a networking task of DOC parses the markup into its document
+    /// (as its parser's next chunk while it is loading).
+    Html {
+        doc: String,
+        markup: String,
+    },
     Run(RunKind),
     Remove(String),
     Navigate {

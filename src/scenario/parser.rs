@@ -69,6 +69,7 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
         }
         body_lines.push(raw.to_string());
     }
+    let markup = take_markup(path, &mut body_lines)?;
     let lines = logical_lines(path, &body_lines)?;
     let tree = build_tree(path, lines)?;
     let Some(title) = title else {
@@ -107,7 +108,7 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
                 ),
             ));
         }
-        let actions = parse_subtest(path, &node.children)?;
+        let actions = parse_subtest(path, &node.children, &markup)?;
         subtests.push(Subtest {
             name,
             line: node.line,
@@ -148,6 +149,7 @@ fn requirement(path: &str, line: u32, column: u32, text: &str) -> Result<Vec<Tag
     let toks = lex_line(path, &node)?;
     let parser = SubtestParser {
         script: ScriptParser::new(path, Some(BTreeSet::new())),
+        markup: MarkupBlocks::new(),
     };
     let mut p = Cursor::new(path, &toks, &node);
     let mut tags = Vec::new();
@@ -169,7 +171,111 @@ fn requirement(path: &str, line: u32, column: u32, text: &str) -> Result<Vec<Tag
     Ok(tags)
 }
 
-fn parse_subtest(path: &str, lines: &[Line]) -> Result<Vec<Action>, ParseError> {
+/// The markup of each `html in DOC:` line, by the line's number.
+type MarkupBlocks = BTreeMap<u32, String>;
+
+/// Takes the markup of every `html in DOC:` line out of the file's lines, before they are
+/// lexed: markup is not script (`#` starts no comment in it, an apostrophe opens no string),
+/// so its lines are kept as written, less the block's indentation, and left blank for the
+/// lexer. The block is the lines under the `html` line indented more than it (blank lines
+/// inside it are kept); markup after the colon on the line itself is a one-line block. Each
+/// markup line keeps the indentation of the block's first line or more; a line indented less
+/// (but more than the `html` line) is an error at its first character.
+fn take_markup(path: &str, lines: &mut [String]) -> Result<MarkupBlocks, ParseError> {
+    let mut blocks = BTreeMap::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some((indent, head, rest)) = html_head(&lines[i]) else {
+            i += 1;
+            continue;
+        };
+        let line = i as u32 + 1;
+        if !rest.trim().is_empty() {
+            blocks.insert(line, rest.trim().to_string());
+            lines[i] = head;
+            i += 1;
+            continue;
+        }
+        lines[i] = head;
+        let mut block: Vec<String> = Vec::new();
+        let mut block_indent = None;
+        let mut j = i + 1;
+        while j < lines.len() {
+            let raw = &lines[j];
+            if raw.trim().is_empty() {
+                block.push(String::new());
+                j += 1;
+                continue;
+            }
+            let lead = raw.len() - raw.trim_start().len();
+            if let Some(tab) = raw[..lead].find('\t') {
+                return Err(ParseError {
+                    path: path.into(),
+                    line: j as u32 + 1,
+                    column: tab as u32 + 1,
+                    message: "a tab in the indentation of markup: indent with spaces".into(),
+                });
+            }
+            if lead <= indent {
+                break;
+            }
+            let first = *block_indent.get_or_insert(lead);
+            if lead < first {
+                return Err(ParseError {
+                    path: path.into(),
+                    line: j as u32 + 1,
+                    column: lead as u32 + 1,
+                    message: format!(
+                        "this markup line is indented {lead} spaces, less than the {first} of the block's first line (line {}): indent every line of the block at least as much as its first",
+                        line + 1
+                    ),
+                });
+            }
+            block.push(raw[first..].to_string());
+            lines[j] = String::new();
+            j += 1;
+        }
+        while block.last().is_some_and(String::is_empty) {
+            block.pop();
+        }
+        if !block.is_empty() {
+            blocks.insert(line, block.join("\n"));
+        }
+        i = j;
+    }
+    Ok(blocks)
+}
+
+/// `html in DOC:` and what follows its colon: the line's indentation, the line without what
+/// follows the colon, and that.
+fn html_head(raw: &str) -> Option<(usize, String, &str)> {
+    let trimmed = raw.trim_start();
+    let indent = raw.len() - trimmed.len();
+    let after = trimmed.strip_prefix("html")?;
+    if !after.starts_with([' ', '\t']) {
+        return None;
+    }
+    let after = after.trim_start().strip_prefix("in")?;
+    if !after.starts_with([' ', '\t']) {
+        return None;
+    }
+    let after = after.trim_start();
+    let name_len = after
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(after.len());
+    if name_len == 0 {
+        return None;
+    }
+    let rest = after[name_len..].trim_start().strip_prefix(':')?;
+    let head_len = raw.len() - rest.len();
+    Some((indent, raw[..head_len].to_string(), rest))
+}
+
+fn parse_subtest(
+    path: &str,
+    lines: &[Line],
+    markup: &MarkupBlocks,
+) -> Result<Vec<Action>, ParseError> {
     // First pass: every name the subtest declares (each once), what each holds where the
     // file says for sure, and its script blocks.
     check_declared_once(path, lines, &mut BTreeMap::new())?;
@@ -178,6 +284,7 @@ fn parse_subtest(path: &str, lines: &[Line]) -> Result<Vec<Action>, ParseError> 
     collect_names(path, lines, &mut names, &mut shapes)?;
     let mut ctx = SubtestParser {
         script: ScriptParser::new(path, Some(names)),
+        markup: markup.clone(),
     };
     ctx.shapes = shapes
         .into_iter()
@@ -376,6 +483,8 @@ fn holds(shapes: &mut BTreeMap<String, Option<Shape>>, name: &str, shape: Option
 /// scenario language's actions on top (its expectations are in `expectations.rs`).
 pub(crate) struct SubtestParser {
     pub(crate) script: ScriptParser,
+    /// The markup of the file's `html in DOC:` lines, by line.
+    markup: MarkupBlocks,
 }
 
 impl std::ops::Deref for SubtestParser {
@@ -501,6 +610,29 @@ impl SubtestParser {
                     realm,
                     completion,
                     block,
+                });
+            }
+            "html" => {
+                p.next_token();
+                p.keyword("in")?;
+                let doc = self.document_name(&mut p)?;
+                p.punct(":")?;
+                let Some(markup) = self.markup.get(&line.line) else {
+                    return Err(p.error_prev(format!(
+                        "`html in {}:` has no markup: indent the document's markup under it (or write it after the colon)",
+                        shown(&doc)
+                    )));
+                };
+                if !line.children.is_empty() {
+                    return Err(p.error_prev(
+                        "the markup is either on the line after `:` or indented below it, not both"
+                            .into(),
+                    ));
+                }
+                p.end()?;
+                return Ok(ActionKind::Html {
+                    doc,
+                    markup: markup.clone(),
                 });
             }
             "run" => {
@@ -682,7 +814,7 @@ impl SubtestParser {
                         shown(&kw)
                     )
                 } else {
-                    format!("expected an action (page, frame, promise, thenable, controller, script, task, run, flush, step, remove, navigate, back, close, domcontentloaded, load, observe, resolve, reject, expect, at, when, serve), found `{}`", shown(&kw))
+                    format!("expected an action (page, frame, promise, thenable, controller, script, task, html, run, flush, step, remove, navigate, back, close, domcontentloaded, load, observe, resolve, reject, expect, at, when, serve), found `{}`", shown(&kw))
                 }));
             }
         };

@@ -7,7 +7,11 @@
 use super::interpreter::Interpreter;
 use super::ScriptHost;
 use crate::host::abort::Abort;
+use crate::host::dom::attributes::Attributes;
+use crate::host::dom::tree::Tree;
 use crate::host::dom::Dispatch;
+use crate::host::forms::reset::Resetting;
+use crate::host::forms::submission::Submission;
 use crate::host::keys::DocumentKey;
 use crate::host::promise::ThenBehaviour;
 use crate::host::value::{ErrorValue, Unserializable, Value};
@@ -450,6 +454,9 @@ fn value_member<W: ScriptHost>(w: &W, target: &Value, prop: &str, harness: bool)
         (Value::String(s), "length") => Value::number(s.encode_utf16().count() as f64),
         (Value::Promise(p), "state") if harness => Value::string(w.promise_state(*p).name()),
         (Value::Event(e), _) => return w.event_member(*e, prop),
+        (Value::Node(n), "value") => Value::string(w.value(*n)),
+        (Value::Node(n), "checked") => Value::Bool(w.checkedness(*n)),
+        (Value::Node(n), "selected") => Value::Bool(w.selectedness(*n)),
         (Value::Object(_), _) => target.get(prop).cloned().unwrap_or(Value::Undefined),
         _ => return None,
     })
@@ -465,6 +472,15 @@ pub fn call_method<W: ScriptHost>(
 ) -> Completion {
     let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Undefined);
     match (&target, method) {
+        (Value::Window(d), "querySelector") => {
+            w.check_access(realm, *d)?;
+            query_selector(w, *d, &arg(0))
+        }
+        (Value::Node(n), _) => {
+            let n = *n;
+            w.check_access(realm, w.node_document(n))?;
+            element_method(w, n, method, &args)
+        }
         (Value::Window(d), _) => {
             let d = *d;
             w.check_access(realm, d)?;
@@ -525,6 +541,171 @@ pub fn call_method<W: ScriptHost>(
             w.describe_value(&target)
         ))),
     }
+}
+
+/// A method of an element a script can call (the few the declarative tests need).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElementMethod {
+    /// `setAttribute(name, value)`.
+    SetAttribute,
+    /// `removeAttribute(name)`.
+    RemoveAttribute,
+    /// `remove()`.
+    Remove,
+    /// `matches(selectors)`.
+    Matches,
+    /// `form.submit()`.
+    Submit,
+    /// `form.requestSubmit()`.
+    RequestSubmit,
+    /// `form.reset()`.
+    Reset,
+    /// `click()` (untrusted, as a script's).
+    Click,
+}
+
+impl ElementMethod {
+    pub const ALL: &'static [ElementMethod] = &[
+        ElementMethod::SetAttribute,
+        ElementMethod::RemoveAttribute,
+        ElementMethod::Remove,
+        ElementMethod::Matches,
+        ElementMethod::Submit,
+        ElementMethod::RequestSubmit,
+        ElementMethod::Reset,
+        ElementMethod::Click,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ElementMethod::SetAttribute => "setAttribute",
+            ElementMethod::RemoveAttribute => "removeAttribute",
+            ElementMethod::Remove => "remove",
+            ElementMethod::Matches => "matches",
+            ElementMethod::Submit => "submit",
+            ElementMethod::RequestSubmit => "requestSubmit",
+            ElementMethod::Reset => "reset",
+            ElementMethod::Click => "click",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<ElementMethod> {
+        ElementMethod::ALL.iter().copied().find(|m| m.name() == name)
+    }
+
+    /// The arguments the IDL declares required, by name (the parser checks the count).
+    pub fn arguments(self) -> &'static [&'static str] {
+        match self {
+            ElementMethod::SetAttribute => &["name", "value"],
+            ElementMethod::RemoveAttribute => &["name"],
+            ElementMethod::Matches => &["selectors"],
+            ElementMethod::Remove
+            | ElementMethod::Submit
+            | ElementMethod::RequestSubmit
+            | ElementMethod::Reset
+            | ElementMethod::Click => &[],
+        }
+    }
+
+    /// Whether only a `form` element has it.
+    fn form_only(self) -> bool {
+        matches!(
+            self,
+            ElementMethod::Submit | ElementMethod::RequestSubmit | ElementMethod::Reset
+        )
+    }
+}
+
+/// The members of an element a script or an expectation can read.
+pub const ELEMENT_MEMBERS: &[&str] = &["value", "checked", "selected"];
+
+/// `document.querySelector(selectors)`: the first element of the document's tree, in tree
+/// order, that matches; `null` when none does; a `SyntaxError` for selectors that do not
+/// parse. Nothing runs, so an expectation can read it too.
+pub fn query_selector<W: ScriptHost>(w: &W, d: DocumentKey, selectors: &Value) -> Completion {
+    let selectors = selectors.to_js_string();
+    let Some(root) = w.document_node(d) else {
+        // A document without a tree yet: no element to match.
+        return Ok(Value::Null);
+    };
+    match w.query_selector(root, &selectors) {
+        Ok(found) => Ok(found.map(Value::Node).unwrap_or(Value::Null)),
+        Err(e) => Err(Value::error(ErrorValue::dom(
+            "SyntaxError",
+            format!("'{}' is not a valid selector: {}", e.selector, e.reason),
+        ))),
+    }
+}
+
+/// Calls an element's method as a script does.
+fn element_method<W: ScriptHost>(
+    w: &mut W,
+    n: crate::host::keys::NodeKey,
+    method: &str,
+    args: &[Value],
+) -> Completion {
+    let text = |i: usize| args.get(i).cloned().unwrap_or(Value::Undefined).to_js_string();
+    let not_a_function = |w: &W| {
+        type_error(format!(
+            "{}.{method} is not a function",
+            w.describe_value(&Value::Node(n))
+        ))
+    };
+    let Some(m) = ElementMethod::parse(method) else {
+        return Err(not_a_function(w));
+    };
+    if m.form_only() && w.html_name(n) != Some("form") {
+        return Err(not_a_function(w));
+    }
+    let required = m.arguments().len();
+    if args.len() < required {
+        return Err(type_error(format!(
+            "Failed to execute '{method}': {required} argument(s) required, but only {} present.",
+            args.len()
+        )));
+    }
+    let dom = |e: crate::host::dom::DomError| {
+        Value::error(ErrorValue::dom(e.exception_name(), e.to_string()))
+    };
+    Ok(match m {
+        ElementMethod::SetAttribute => {
+            w.set_attribute(n, &text(0), &text(1)).map_err(dom)?;
+            Value::Undefined
+        }
+        ElementMethod::RemoveAttribute => {
+            w.remove_attribute(n, &text(0)).map_err(dom)?;
+            Value::Undefined
+        }
+        ElementMethod::Remove => {
+            w.remove_node(n);
+            Value::Undefined
+        }
+        ElementMethod::Matches => match w.matches(n, &text(0)) {
+            Ok(b) => Value::Bool(b),
+            Err(e) => {
+                return Err(Value::error(ErrorValue::dom(
+                    "SyntaxError",
+                    format!("'{}' is not a valid selector: {}", e.selector, e.reason),
+                )))
+            }
+        },
+        ElementMethod::Submit => {
+            w.submit(n);
+            Value::Undefined
+        }
+        ElementMethod::RequestSubmit => {
+            w.request_submit(n, None).map_err(dom)?;
+            Value::Undefined
+        }
+        ElementMethod::Reset => {
+            w.reset(n);
+            Value::Undefined
+        }
+        ElementMethod::Click => {
+            w.click(n, false);
+            Value::Undefined
+        }
+    })
 }
 
 /// `target[index]`, as JavaScript reads it: the index is a property key (ToPropertyKey), so

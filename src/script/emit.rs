@@ -457,6 +457,24 @@ pub trait Emit: Scene {
                 target,
                 method,
                 args,
+            } if method == "querySelector" && self.document_name(target, locals).is_some() => {
+                // `DOC.querySelector(selectors)` is the document's, not its ModelContext's; it
+                // runs no step, so an expectation may read it too.
+                let doc = self.document_name(target, locals).unwrap_or_default();
+                let mut values = Vec::new();
+                for a in args {
+                    values.push(self.expr(a, locals, mode)?);
+                }
+                format!(
+                    "{}.document.querySelector({})",
+                    js::member("s", doc),
+                    values.join(", ")
+                )
+            }
+            Expr::Call {
+                target,
+                method,
+                args,
             } => {
                 if mode != Mode::Script {
                     return Err(omit("unsupported", "an expectation that calls a method"));

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::ast::{Block, Branch, CallbackBody, Expr, LogPart, Stmt, StmtKind};
-use super::bindings::{is_error_name, Global, Shape, Spelling};
+use super::bindings::{is_error_name, ElementMethod, Global, Shape, Spelling};
 use super::lexer::{lex, listed, shown, TemplatePiece, Tok, Token};
 use super::syntax::{build_tree, lex_line, logical_lines, Cursor, Line, ParseError, MAX_NESTING};
 use crate::host::value::{ErrorValue, Value};
@@ -482,9 +482,11 @@ impl ScriptParser {
 
     /// `.name` or `.name(args)` after `target`, after its `.`.
     fn member_link(&self, p: &mut Cursor, target: Expr) -> Result<Expr, ParseError> {
+        let at = p.position();
         let name = p.ident("a property or method name")?;
         if p.eat_punct("(") {
             let args = self.args(p)?;
+            self.check_dom_call(at, &name, &args)?;
             return Ok(Expr::Call {
                 target: Box::new(target),
                 method: name,
@@ -492,6 +494,44 @@ impl ScriptParser {
             });
         }
         Ok(Expr::Member(Box::new(target), name))
+    }
+
+    /// A call of one of the DOM's methods (`DOC.querySelector(...)`, an element's
+    /// `setAttribute(...)`...) with fewer arguments than it requires, or `querySelector` given
+    /// a literal that is not a string: an error at the method's name, before anything runs.
+    fn check_dom_call(&self, at: (u32, u32), name: &str, args: &[Expr]) -> Result<(), ParseError> {
+        let (line, column) = at;
+        if name == "querySelector" {
+            return match args.first() {
+                None => Err(self.error(
+                    line,
+                    column,
+                    "`querySelector` takes the selectors to match, as a string".into(),
+                )),
+                Some(Expr::Literal(v)) if !matches!(v, Value::String(_)) => Err(self.error(
+                    line,
+                    column,
+                    "`querySelector` takes the selectors to match as a string, such as \"#f\" or \"form[toolname=search]\"".into(),
+                )),
+                Some(_) => Ok(()),
+            };
+        }
+        if let Some(m) = ElementMethod::parse(name) {
+            let required = m.arguments();
+            if args.len() < required.len() {
+                return Err(self.error(
+                    line,
+                    column,
+                    format!(
+                        "`{name}` takes {} argument(s) ({}), found {}",
+                        required.len(),
+                        required.join(", "),
+                        args.len()
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn args(&self, p: &mut Cursor) -> Result<Vec<Expr>, ParseError> {

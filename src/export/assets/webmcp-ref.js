@@ -25,6 +25,9 @@
 //                           document gets the source by postMessage, evaluates it, and posts
 //                           back its log lines, the values it binds (as snapshots: plain data)
 //                           and its uncaught exceptions.
+//   html in DOC: MARKUP     w.html("top", MARKUP): a task, as w.task's, that inserts the markup
+//                           at the end of DOC's body (a document of the test's origin); the
+//                           cleanup removes it.
 //   run / run 100ms / flush await w.run({from, until, next_timer, log, bound, settled, tasks}): a page
 //                           has no "until idle". The engine ran the exported lines (default
 //                           schedule, the profile the test was exported under) and wrote down
@@ -457,6 +460,7 @@
       this.s = n.proxy;
       this.lines = [];
       this.finished_tasks = new Set();
+      this.inserted = [];
       this.checks = [];
       this.failures = [];
       this.uncaught = [];
@@ -742,6 +746,20 @@
           finished();
           if (completion) completion.resolve(r);
         }
+      }, 0);
+    }
+
+    // `html in DOC:`: a task (a timer of the test page, in order with w.task's) that inserts
+    // the markup at the end of DOC's body; the subtest's cleanup removes what it inserted.
+    html(doc_name, markup) {
+      const d = this.doc(doc_name);
+      if (!d.direct) throw new Error(`markup for the cross-origin document ${doc_name}`);
+      timer(() => {
+        if (!this.live || !this.current(d)) return;
+        const body = d.document.body;
+        const before = new Set(body.childNodes);
+        body.insertAdjacentHTML("beforeend", markup);
+        for (const n of body.childNodes) if (!before.has(n)) this.inserted.push(n);
       }, 0);
     }
 
@@ -1125,6 +1143,7 @@
       for (const d of Object.values(this.docs)) {
         if (!d.page && d.iframe && this.docs[d.parent] && this.docs[d.parent].page) d.iframe.remove();
       }
+      for (const n of this.inserted) n.remove();
       this.cleanup_controller.abort();
       for (const c of this.controllers) {
         try {

@@ -218,6 +218,9 @@ pub struct NavigationRequest {
 pub enum DomTask {
     /// The networking task that hands the task's document's parser its next chunk.
     ParseChunk,
+    /// A networking task that parses a whole document's markup into the task's document,
+    /// whose tree is empty (a scenario's `html in DOC:` for a document that has loaded).
+    ParseDocument(std::sync::Arc<str>),
     /// A form's planned navigation: navigate `target` to the request's URL.
     ///
     /// <https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#plan-to-navigate>

@@ -592,6 +592,50 @@ pub trait Parsing: Host {
         Ok(())
     }
 
+    /// Markup a document is given after it has loaded (a scenario's `html in DOC:`): checked
+    /// against the engine's bounds now, then parsed whole into the document's empty tree by a
+    /// networking task of the document, as the rest of the page's tasks are scheduled. A
+    /// document that is still loading gets it as its parser's next chunk instead
+    /// ([`Parsing::deliver_markup`], the input left open), so that DOMContentLoaded and load
+    /// come when the scenario says.
+    fn queue_document_markup(&mut self, doc: DocumentKey, markup: &str) -> Result<(), DomError> {
+        if self.documents[doc].lifecycle == Lifecycle::Loading {
+            return self.deliver_markup(doc, &[markup], false);
+        }
+        if let Some(root) = self.document_node(doc) {
+            if !self.children(root).is_empty() || self.dom.parsers.contains_key(doc) {
+                return Err(DomError::AlreadyParsed(self.label(doc)));
+            }
+        }
+        record(&[markup.to_string()], true, None)?;
+        self.queue_global_task(
+            doc,
+            TaskSource::Networking,
+            TaskAction::Dom(DomTask::ParseDocument(markup.into())),
+        );
+        Ok(())
+    }
+
+    /// The networking task [`Parsing::queue_document_markup`] queued. Its tree may have been
+    /// given content since (a second `html in DOC:` queued before this one ran): then nothing
+    /// is parsed, and the trace says why.
+    fn parse_document_task(&mut self, doc: DocumentKey, markup: &str) {
+        let before = self.node_count();
+        match self.parse_html_document(doc, markup) {
+            Ok(()) => {
+                let made = self.node_count() - before;
+                step!(self, TREE_CONSTRUCTION, "1", Some(doc), |_w| format!(
+                    "the document's markup: {made} node(s) made"
+                ));
+            }
+            Err(e) => {
+                step!(self, TREE_CONSTRUCTION, "1", Some(doc), |_w| format!(
+                    "the document's markup is not parsed: {e}"
+                ));
+            }
+        }
+    }
+
     /// Hands a loading document's parser more markup, as the network delivers it: each chunk
     /// is parsed in a task of its own on the networking task source; with `end`, one more task
     /// ends the input and runs "the end" (which queues `DOMContentLoaded` and `load`).

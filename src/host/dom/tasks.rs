@@ -12,6 +12,7 @@ pub trait DomTasks: Host {
     fn run_dom_task(&mut self, task: DomTask, doc: DocumentKey) {
         match task {
             DomTask::ParseChunk => self.parse_next_chunk(doc),
+            DomTask::ParseDocument(markup) => self.parse_document_task(doc, &markup),
             DomTask::PlannedNavigation {
                 form,
                 target,
@@ -38,6 +39,9 @@ pub trait DomTasks: Host {
     fn describe_dom_task(&self, task: &DomTask) -> String {
         match task {
             DomTask::ParseChunk => "the parser takes the next chunk of markup".into(),
+            DomTask::ParseDocument(markup) => {
+                format!("the parser parses the document's markup ({} bytes)", markup.len())
+            }
             DomTask::PlannedNavigation { form, request, .. } => format!(
                 "{}'s planned navigation to {} ({})",
                 self.describe_node(*form),

@@ -107,6 +107,23 @@ impl<'a> SubtestRun<'a> {
                 });
                 self.world.queue_task(doc, block.clone(), completion);
             }
+            ActionKind::Html { doc, markup } => {
+                let d = self.doc(doc)?;
+                // A document's markup is given once: a second block, even one queued while
+                // the first has not been parsed yet, is an error at its line.
+                let earlier = self.subtest.actions[..self.index].iter().find(
+                    |a| matches!(&a.kind, ActionKind::Html { doc: other, .. } if other == doc),
+                );
+                if let Some(first) = earlier {
+                    return Err(LineError::Markup(format!(
+                        "{doc} was given its markup at line {}; a document's markup is given once",
+                        first.line
+                    )));
+                }
+                self.world
+                    .queue_document_markup(d, markup)
+                    .map_err(|e| LineError::Markup(e.to_string()))?;
+            }
             ActionKind::Run(kind) => self.start_drive(*kind, None),
             ActionKind::Remove(name) => {
                 let d = self.doc(name)?;

@@ -396,6 +396,22 @@ impl<'a> SubtestRun<'a> {
                     .collect::<Result<Vec<_>, _>>()?;
                 bindings::build_value(&self.world, name, &args).ok_or(LineError::NotAReading)?
             }
+            // `DOC.querySelector(selectors)` runs no step: the harness reads it as a page would.
+            Expr::Call {
+                target,
+                method,
+                args,
+            } if method == "querySelector" => {
+                let Value::Window(d) = self.eval(target)? else {
+                    return Err(LineError::NotAReading);
+                };
+                let selectors = match args.first() {
+                    Some(a) => self.eval(a)?,
+                    None => Value::Undefined,
+                };
+                bindings::query_selector(&self.world, d, &selectors)
+                    .map_err(|e| LineError::Selector(self.world.display_value(&e)))?
+            }
             Expr::Call { .. } | Expr::Callback(_) => return Err(LineError::NotAReading),
         })
     }

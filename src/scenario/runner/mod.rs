@@ -57,6 +57,12 @@ pub enum LineError {
     BadIndex(String, String),
     #[error("this line reads values: it can build errors, but not call methods, make promises or callbacks (do that in a task)")]
     NotAReading,
+    /// `DOC.querySelector(...)` in an expectation, with selectors that do not parse.
+    #[error("{0}")]
+    Selector(String),
+    /// `html in DOC:` that cannot be carried out.
+    #[error("the markup cannot be loaded: {0}")]
+    Markup(String),
     #[error(transparent)]
     Host(#[from] HostError),
     #[error(transparent)]
