@@ -388,3 +388,110 @@ fn six_significant_digits_matches_chromium_156s_number_bug() {
     assert_eq!(g(1234567.1), "1.23457e+6");
     assert_eq!(g(5e-324), "4.94066e-324");
 }
+
+// The scenario language's `html in DOC:` and the element statements a scenario drives
+// declarative tools with.
+
+fn scenario(body: &str) -> String {
+    format!("title: t\nsubtest \"a\"\n  page top https://a.test/\n{body}")
+}
+
+fn scenario_error(body: &str) -> String {
+    webmcp_ref::scenario::parse_file("x.scn", &scenario(body))
+        .map(|_| ())
+        .expect_err("a parse error")
+        .to_string()
+}
+
+fn run_scenario(profile: &str, body: &str) -> webmcp_ref::scenario::FileResult {
+    let file = webmcp_ref::scenario::parse_file("x.scn", &scenario(body)).expect("parses");
+    let options = webmcp_ref::scenario::RunOptions {
+        profile: webmcp_ref::engine::profile::Profile::named(profile).unwrap(),
+        ..Default::default()
+    };
+    webmcp_ref::scenario::run_file(&file, &options)
+}
+
+#[test]
+fn scenario_html_block_errors_name_line_and_column() {
+    assert_eq!(
+        scenario_error("  html in top:\n  run\n"),
+        "x.scn:4:14: `html in top:` has no markup: indent the document's markup under it (or write it after the colon)"
+    );
+    let e = scenario_error("  html in nope:\n    <p>\n");
+    assert!(e.starts_with("x.scn:4:11: unknown name `nope`"), "{e}");
+    assert_eq!(
+        scenario_error("  html in top:\n      <form>\n    </form>\n"),
+        "x.scn:6:5: this markup line is indented 4 spaces, less than the 6 of the block's first line (line 5): indent every line of the block at least as much as its first"
+    );
+    let e = scenario_error("  html in top:\n    <p>\n\t<p>\n");
+    assert!(e.starts_with("x.scn:6:"), "{e}");
+    assert_eq!(
+        scenario_error("  task in top:\n    top.querySelector(\"#f\").setAttribute(\"x\")\n"),
+        "x.scn:5:30: `setAttribute` takes 2 argument(s) (name, value), found 1"
+    );
+    let e = scenario_error("  task in top:\n    f = top.querySelector(1)\n");
+    assert!(e.contains("`querySelector` takes the selectors"), "{e}");
+}
+
+#[test]
+fn scenario_html_markup_is_kept_as_written_and_a_form_in_it_is_listed_by_get_tools() {
+    // `#` and an apostrophe are markup, not a comment and a string.
+    let body = r##"  html in top:
+    <form id=f toolname="search" tooldescription="Find what's # here" toolautosubmit>
+      <input name=q required>
+    </form>
+  task in top:
+    on top.querySelector("#f") submit:
+      log "submit {event.agentInvoked}"
+      event.preventDefault()
+      event.respondWith("found")
+  run
+  task in top:
+    tools = await top.getTools()
+    r = await top.executeTool(tools[0], {q: "cats"})
+  run
+  expect tools.length == 1
+  expect tools[0].name == "search"
+  expect tools[0].description == "Find what's # here"
+  expect top.querySelector("[name=q]").value == "cats"
+  expect top.querySelector("#f").checked == false
+  expect r == "found"                   [chromium-156]
+  expect r == '"found"'                 [spec]
+  expect log == ["submit true"]
+  task in top: top.querySelector("#f").remove()
+  run
+  expect top.tools == []
+  expect top.querySelector("#f") == null
+"##;
+    for profile in ["spec", "chromium-156"] {
+        let result = run_scenario(profile, body);
+        assert!(result.passed(), "{profile}: {:#?}", result.subtests[0]);
+    }
+}
+
+#[test]
+fn scenario_html_a_second_block_for_one_document_fails_at_its_line() {
+    let result = run_scenario("spec", "  html in top: <p>\n  html in top: <p>\n  run\n");
+    let text = format!("{:?}", result.subtests[0]);
+    assert!(
+        text.contains("top was given its markup at line 4; a document's markup is given once"),
+        "{text}"
+    );
+}
+
+#[test]
+fn scenario_html_in_a_loading_document_is_its_parsers_next_chunk() {
+    let body = r#"  page late https://a.test/late.html loading
+  html in late:
+    <form toolname="t" tooldescription="d"></form>
+  run
+  expect late.tools == ["t"]
+  domcontentloaded late
+  load late
+  run
+  expect late.fullyActive == true
+"#;
+    let result = run_scenario("spec", body);
+    assert!(result.passed(), "{:#?}", result.subtests[0]);
+}
