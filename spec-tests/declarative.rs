@@ -428,7 +428,7 @@ fn scenario_html_block_errors_name_line_and_column() {
     assert!(e.starts_with("x.scn:6:"), "{e}");
     assert_eq!(
         scenario_error("  task in top:\n    top.querySelector(\"#f\").setAttribute(\"x\")\n"),
-        "x.scn:5:30: `setAttribute` takes 2 argument(s) (name, value), found 1"
+        "x.scn:5:29: `setAttribute` takes 2 argument(s) (name, value), found 1"
     );
     let e = scenario_error("  task in top:\n    f = top.querySelector(1)\n");
     assert!(e.contains("`querySelector` takes the selectors"), "{e}");

@@ -590,7 +590,10 @@ impl ElementMethod {
     }
 
     pub fn parse(name: &str) -> Option<ElementMethod> {
-        ElementMethod::ALL.iter().copied().find(|m| m.name() == name)
+        ElementMethod::ALL
+            .iter()
+            .copied()
+            .find(|m| m.name() == name)
     }
 
     /// The arguments the IDL declares required, by name (the parser checks the count).
@@ -644,7 +647,12 @@ fn element_method<W: ScriptHost>(
     method: &str,
     args: &[Value],
 ) -> Completion {
-    let text = |i: usize| args.get(i).cloned().unwrap_or(Value::Undefined).to_js_string();
+    let text = |i: usize| {
+        args.get(i)
+            .cloned()
+            .unwrap_or(Value::Undefined)
+            .to_js_string()
+    };
     let not_a_function = |w: &W| {
         type_error(format!(
             "{}.{method} is not a function",

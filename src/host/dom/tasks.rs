@@ -40,7 +40,10 @@ pub trait DomTasks: Host {
         match task {
             DomTask::ParseChunk => "the parser takes the next chunk of markup".into(),
             DomTask::ParseDocument(markup) => {
-                format!("the parser parses the document's markup ({} bytes)", markup.len())
+                format!(
+                    "the parser parses the document's markup ({} bytes)",
+                    markup.len()
+                )
             }
             DomTask::PlannedNavigation { form, request, .. } => format!(
                 "{}'s planned navigation to {} ({})",
