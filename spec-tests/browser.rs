@@ -83,8 +83,11 @@ subtest "waitForToolsUntil, which Chromium 156 does not have"
   expect top.toolsReady == false
 "#;
 
+/// The WPT commit the runs report as their `revision`.
+const REVISION: &str = "0123456789abcdef0123456789abcdef01234567";
+
 const KNOWN: &str =
-    "[webmcp-ref-browser-test.https.html :: waitForToolsUntil, which Chromium 156 does not have]
+    "[webmcp/webmcp-ref/webmcp-ref-browser-test.https.html :: waitForToolsUntil, which Chromium 156 does not have]
 right: engine
 why: Chromium 156 does not implement PR #373.
 message: waitForToolsUntil is not a function
@@ -100,13 +103,14 @@ fn a_small_exported_file_runs_in_chromium_beside_the_engine() {
     let options = DiffOptions {
         profile: Profile::named("chromium-156").unwrap(),
         browser: browser_path(),
-        known,
+        known: known.clone().into(),
         timeout_seconds: Some(40.0),
         margin_ms: 100,
         keep: Some(dir.join("tests")),
         progress: false,
         whole_suite: true,
         repeat: 1,
+        revision: REVISION.into(),
     };
     let run = browser::diff_browser(&[file], &options).unwrap();
     assert!(run.browser.starts_with("Chromium"), "{}", run.browser);
@@ -167,9 +171,28 @@ fn a_small_exported_file_runs_in_chromium_beside_the_engine() {
     assert!(run.stale.is_empty());
     // The exported test is on disk as WPT would have it.
     assert!(dir
-        .join("tests/webmcp-ref-browser-test.https.html")
+        .join("tests/webmcp/webmcp-ref/webmcp-ref-browser-test.https.html")
         .is_file());
-    assert!(dir.join("tests/resources/webmcp-ref.js").is_file());
+    assert!(dir
+        .join("tests/webmcp/webmcp-ref/resources/webmcp-ref.js")
+        .is_file());
+    // The browser's side as a wptreport that wpt.fyi's processor takes: its times, and
+    // run_info's product, browser_version, os and revision, every value hashable.
+    let report: serde_json::Value = serde_json::from_str(&browser::report::render(
+        &run,
+        browser::OutputFormat::Wptreport,
+    ))
+    .unwrap();
+    assert!(report["time_start"].as_u64().unwrap() > 1_577_836_800_000);
+    assert!(report["time_end"].as_u64() >= report["time_start"].as_u64());
+    let info = report["run_info"].as_object().unwrap();
+    assert_eq!(info["revision"], REVISION);
+    assert_eq!(info["product"], "chromium");
+    assert!(info["browser_version"].as_str().unwrap().starts_with("156."));
+    assert!(info.values().all(|v| v.is_string() || v.is_boolean()), "{info:?}");
+    let typed: wptreport::wpt_report::WptReport =
+        serde_json::from_value(report.clone()).unwrap();
+    assert_eq!(typed.results[0].test, "/webmcp/webmcp-ref/webmcp-ref-browser-test.https.html");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -181,20 +204,21 @@ fn a_stale_or_missing_known_difference_fails_the_run() {
     // The readiness subtest's difference is not listed; a subtest that agrees is.
     std::fs::write(
         &known,
-        "[webmcp-ref-browser-test.https.html :: register, list and run a tool; toolchange is heard]\nright: chromium\nwhy: listed on purpose, though it agrees\n",
+        "[webmcp/webmcp-ref/webmcp-ref-browser-test.https.html :: register, list and run a tool; toolchange is heard]\nright: chromium\nwhy: listed on purpose, though it agrees\n",
     )
     .unwrap();
     let file = parse_file("webmcp-ref-browser-test.scn", SCENARIO).unwrap();
     let options = DiffOptions {
         profile: Profile::named("chromium-156").unwrap(),
         browser: browser_path(),
-        known,
+        known: known.clone().into(),
         timeout_seconds: Some(40.0),
         margin_ms: 100,
         keep: None,
         progress: false,
         whole_suite: true,
         repeat: 1,
+        revision: REVISION.into(),
     };
     let run = browser::diff_browser(&[file], &options).unwrap();
     assert!(!run.passed());
@@ -213,7 +237,7 @@ fn a_stale_or_missing_known_difference_fails_the_run() {
     );
     assert!(human.contains("UNEXPLAINED"), "{human}");
     assert!(human.contains("Stale known differences"), "{human}");
-    assert!(human.contains("[webmcp-ref-browser-test.https.html :: waitForToolsUntil, which Chromium 156 does not have]"), "{human}");
+    assert!(human.contains("[webmcp/webmcp-ref/webmcp-ref-browser-test.https.html :: waitForToolsUntil, which Chromium 156 does not have]"), "{human}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

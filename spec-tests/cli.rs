@@ -277,7 +277,10 @@ fn run_html_writes_a_suite_page_linking_each_subtests_timeline() {
         .collect();
     assert_eq!(links.len(), 8, "one per subtest");
     for l in links {
-        assert!(l.starts_with("webmcp/readiness/child-frames.https.html/"), "{l}");
+        assert!(
+            l.starts_with("webmcp/webmcp-ref/readiness/child-frames.tentative.https.html/"),
+            "{l}"
+        );
         let page = std::fs::read_to_string(dir.join(l)).unwrap();
         assert_eq!(page.matches("<section class=\"timeline\"").count(), 2, "{l}");
     }

@@ -25,6 +25,7 @@ use webmcp_ref::webmcp::{
     CANCEL_A_PENDING_TOOL_EXECUTION, EXECUTE_TOOL, IMPERATIVE_EXECUTE_STEPS, TOOL_EXECUTE_STEPS,
     UNLOADING_DOCUMENT_CLEANUP_STEPS,
 };
+use webmcp_ref::host::navigable::DocumentOptions;
 use webmcp_ref::DocumentKey;
 
 /// A page `top` at https://a.test/ with one tool `t` whose `execute` is `execute`.
@@ -292,10 +293,19 @@ fn execute_tool_step_15_4_aborting_after_the_result_changes_nothing() {
 
 #[test]
 fn execute_tool_step_16_1_a_tool_of_another_traversable_is_an_unknown_error() {
-    // Another page of the same origin: its window is not in the caller's tree (Issue #227).
+    // Another page of the same origin, one `top` opened (so its script can reach the
+    // window): its window is not in the caller's tree (Issue #227).
     let mut sim = Sim::new("spec");
     let top = page_with_tool(&mut sim, "returns(\"ok\")");
-    let elsewhere = sim.page("elsewhere", "https://a.test/elsewhere");
+    let elsewhere = sim
+        .w
+        .open_page_in_group(
+            "elsewhere",
+            "https://a.test/elsewhere",
+            Some(top),
+            DocumentOptions::default(),
+        )
+        .unwrap();
     sim.task(
         elsewhere,
         &format!("elsewhere.registerTool({})", tool("t", "")),
@@ -500,8 +510,10 @@ fn execute_tool_step_16_13_a_target_in_the_bfcache_runs_the_tool_once_it_is_rest
     // The note under step 16.13: the target's tasks wait until it is fully active again. The
     // iframe's document went into the bfcache before executeTool() was called, so its
     // unloading cleanup had nothing to clean up, and the execution is recorded afterwards;
-    // the navigable the target was last in stands for its node navigable at step 16.1.
-    let mut sim = Sim::new("spec");
+    // the navigable the target was last in stands for its node navigable at step 16.1. (Only
+    // a tool pinned to its document can name one in the bfcache: a WindowProxy reaches the
+    // iframe's new document.)
+    let mut sim = Sim::with("spec", &[("registered-tool-window", "document")]);
     let next = call_a_tool_in_the_bfcache(&mut sim);
     assert_eq!(sim.state_of("r"), "pending");
     assert!(sim.logged().is_empty(), "the tool waits");
@@ -516,8 +528,8 @@ fn execute_tool_step_16_13_a_target_in_the_bfcache_runs_the_tool_once_it_is_rest
 fn execute_tool_step_16_1_a_target_in_the_bfcache_is_a_finding_as_written() {
     // As written, step 16.1 asks for the node navigable a target in the bfcache does not
     // have: a finding, the in-parallel steps stop, and the caller never hears back, even once
-    // the target is restored.
-    let mut sim = Sim::new("literal");
+    // the target is restored (a tool pinned to its document, as above).
+    let mut sim = Sim::with("literal", &[("registered-tool-window", "document")]);
     let next = call_a_tool_in_the_bfcache(&mut sim);
     assert_eq!(
         sim.findings_at(),

@@ -1036,11 +1036,24 @@ fn frames_that_nothing_observes_take_one_schedule_and_a_few_states_each() {
         text += "  task in top: top.registerTool({name: \"x\", description: \"d\", execute: returns(1)})\n  run\n  expect top.tools == [\"x\"]\n";
         let file = parse_file("t.scn", &text).unwrap();
         let subtest = &file.subtests[0];
-        let reduced = explore_subtest(&file, subtest, &options("spec", true), &Progress::default());
+        // Under Web IDL's own promise conversion each frame's promise is adopted by one more
+        // job (idl-promise-conversion=webidl); the frames' independence is measured on the
+        // structure this test was written for, where the promise passes through.
+        let reduced = explore_subtest(
+            &file,
+            subtest,
+            &options("promise-resolve", true),
+            &Progress::default(),
+        );
         assert!(reduced.complete && reduced.passed(), "{n} frames");
         assert_eq!(reduced.schedules, 1, "{n} frames: one schedule");
         if n <= 3 {
-            let exact = explore_subtest(&file, subtest, &merging("spec"), &Progress::default());
+            let exact = explore_subtest(
+                &file,
+                subtest,
+                &merging("promise-resolve"),
+                &Progress::default(),
+            );
             assert_eq!(same(&reduced), same(&exact), "{n} frames");
             assert!(exact.states > reduced.states * n, "{n} frames");
         }

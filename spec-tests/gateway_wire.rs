@@ -756,3 +756,188 @@ fn http_listens_on_loopback_only_and_answers_at_mcp() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// `webmcp-ref serve --http 0` on served/shop.scn: the child and the address it listens on.
+fn http_server() -> (Child, String) {
+    let mut child = Command::new(BIN)
+        .args(["serve", "served/shop.scn", "--subtest", "late", "--http", "0"])
+        .current_dir(ROOT)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().expect("stderr"))
+        .read_line(&mut line)
+        .expect("a line");
+    let address = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.strip_suffix("/mcp\n"))
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    (child, address)
+}
+
+#[test]
+fn http_refuses_requests_from_origins_off_loopback() {
+    let (mut child, address) = http_server();
+    let port = address.rsplit(':').next().expect("a port").to_string();
+    let post = |origin: Option<&str>| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).to_string();
+        let mut s = std::net::TcpStream::connect(&address).expect("connects");
+        s.set_read_timeout(Some(Duration::from_secs(5))).ok();
+        let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+        write!(
+            s,
+            "POST /mcp HTTP/1.1\r\nHost: {address}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("sent");
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        answer
+    };
+    // An agent that is not a browser sends no Origin; a page on this machine's loopback may.
+    for origin in [
+        None,
+        Some(format!("http://localhost:{port}")),
+        Some(format!("http://127.0.0.1:{port}")),
+        Some("http://[::1]:8080".to_string()),
+        Some("https://localhost".to_string()),
+    ] {
+        let answer = post(origin.as_deref());
+        assert!(answer.starts_with("HTTP/1.1 200"), "{origin:?}: {answer}");
+    }
+    // Any other page, an opaque origin, or a name that only starts like a loopback one: 403,
+    // and no session.
+    for origin in [
+        "https://evil.example",
+        "null",
+        "http://127.0.0.1.evil.example",
+        "http://localhost.evil.example:8080",
+    ] {
+        let answer = post(Some(origin));
+        assert!(answer.starts_with("HTTP/1.1 403"), "{origin}: {answer}");
+        assert!(
+            !answer.to_ascii_lowercase().contains("mcp-session-id"),
+            "{origin}: {answer}"
+        );
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The request metadata 2026-07-28 puts on every request in place of a handshake.
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "wire", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+#[test]
+fn on_2026_07_28_discover_says_list_changed_and_a_listen_stream_hears_it() {
+    let file = scenario_file(
+        "modern",
+        "title: t\nsubtest \"late\"\n  page top https://a.test/\n  at 300ms:\n    task in top:\n      top.registerTool({name: \"search\", description: \"d\", inputSchema: {type: \"object\", properties: {query: {type: \"string\"}}, required: [\"query\"]}, execute: returns(\"found\")})\n  serve\n",
+    );
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .arg(&file)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, lines) = mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(serde_json::from_str(&line).unwrap_or(Value::Null)).is_err() {
+                break;
+            }
+        }
+    });
+    let mut send = |v: Value| writeln!(stdin, "{v}").expect("sent");
+    let next = |lines: &mpsc::Receiver<Value>| {
+        lines
+            .recv_timeout(Duration::from_secs(10))
+            .expect("an answer")
+    };
+    // No initialize: server/discover says what the server does, tool list changes included.
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": modern_meta()}}));
+    let discovered = next(&lines);
+    assert!(
+        discovered["result"]["supportedVersions"]
+            .as_array()
+            .is_some_and(|v| v.contains(&json!("2026-07-28")) && v.contains(&json!("2025-11-25"))),
+        "{discovered}"
+    );
+    assert_eq!(
+        discovered["result"]["capabilities"]["tools"]["listChanged"],
+        true,
+        "{discovered}"
+    );
+    // A listen stream for tool list changes is acknowledged, and hears the late tool.
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {"_meta": modern_meta(), "notifications": {"toolsListChanged": true}}}));
+    let ack = next(&lines);
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    assert_eq!(ack["params"]["notifications"]["toolsListChanged"], true);
+    let changed = next(&lines);
+    assert_eq!(changed["method"], "notifications/tools/list_changed", "{changed}");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        2
+    );
+    // The page tool's arguments are checked against the inputSchema it is listed with.
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": modern_meta()}}));
+    let listed = next(&lines);
+    let search = listed["result"]["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "page1.tool1"))
+        .cloned()
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(search["inputSchema"]["required"], json!(["query"]));
+    for (id, arguments, outcome) in [
+        (4, json!({}), "bad-arguments"),
+        (5, json!({"query": 7}), "bad-arguments"),
+        (6, json!({"query": "tea"}), "returned"),
+    ] {
+        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"_meta": modern_meta(), "name": "page1.tool1", "arguments": arguments}}));
+        let answer = next(&lines);
+        let result = &answer["result"];
+        assert_eq!(result["structuredContent"]["outcome"], outcome, "{answer}");
+        assert_eq!(result["isError"], outcome != "returned", "{answer}");
+        if outcome == "bad-arguments" {
+            assert!(text(result).contains("inputSchema"), "{answer}");
+            assert!(text(result).contains("/query"), "{answer}");
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn closing_stdin_before_the_first_request_exits_0_as_the_help_says() {
+    let mut child = Command::new(BIN)
+        .args(["serve", "served/shop.scn", "--subtest", "late"])
+        .current_dir(ROOT)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starts");
+    drop(child.stdin.take());
+    let status = child.wait().expect("exits");
+    assert_eq!(status.code(), Some(0));
+    let help = Command::new(BIN)
+        .args(["serve", "--help"])
+        .output()
+        .expect("runs");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("0  the agent closed the connection"), "{help}");
+    assert!(help.contains("pageP.toolN") && !help.contains("FRAME.TOOL"), "{help}");
+}

@@ -88,7 +88,9 @@ fn the_report_has_the_scenario_the_outcomes_the_replay_and_the_exported_test() {
     assert!(md.contains("```mermaid\nsequenceDiagram\n"));
     assert!(md.contains("webmcp-ref trace spec-tests/golden/markdown/removed-iframe.scn --subtest \"iframe removed in the same task\" --profile spec,chromium-pr373 --format markdown"));
     // The exported test of this subtest alone, collapsed, named by its WPT path.
-    assert!(md.contains("<details>\n<summary>The exported WPT test (<code>removed-iframe.https.html</code>"));
+    assert!(md.contains(
+        "<details>\n<summary>The exported WPT test (<code>webmcp/webmcp-ref/removed-iframe.tentative.https.html</code>"
+    ));
     assert!(md.contains("promise_test(async t => {"));
     assert!(!md.contains("a later subtest the report leaves out\");"));
 }

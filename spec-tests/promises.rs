@@ -26,7 +26,8 @@ fn top_and_child(sim: &mut Sim) -> (webmcp_ref::DocumentKey, webmcp_ref::Documen
 
 #[test]
 fn promise_resolve_step_1_passes_a_same_realm_native_promise_through() {
-    let mut sim = Sim::new("spec");
+    // Under idl-promise-conversion=promise-resolve, Web IDL's conversion is PromiseResolve too.
+    let mut sim = Sim::new("promise-resolve");
     let top = sim.page("top", "https://a.test/");
     let p = sim.promise_in(top, "p");
     sim.task(top, "x = Promise.resolve(p)\ntop.waitForToolsUntil(p)");
@@ -41,6 +42,45 @@ fn promise_resolve_step_1_passes_a_same_realm_native_promise_through() {
         !sim.reached(&PROMISE_RESOLVE_THENABLE_JOB, "1"),
         "no job adopts a same-realm promise"
     );
+}
+
+#[test]
+fn webidl_promise_conversion_steps_1_and_2_make_a_new_promise_even_for_a_settled_same_realm_one() {
+    // https://webidl.spec.whatwg.org/#js-promise: a new promise capability of the callee's
+    // realm (1), resolved with the value (2): a native promise is adopted by a job.
+    let mut sim = Sim::new("spec");
+    let top = sim.page("top", "https://a.test/");
+    let p = sim.promise_in(top, "p");
+    sim.w.resolve_promise(p, Value::number(1.0));
+    sim.task(top, "x = Promise.resolve(p)\ntop.waitForToolsUntil(p)");
+    assert!(sim.step(), "the task");
+    // ECMAScript's PromiseResolve (Promise.resolve, await) still passes p through...
+    assert_eq!(sim.value("x"), Value::Promise(p));
+    // ...but Web IDL's conversion did not: the pending set holds a new, pending promise.
+    let pending = &sim.pending_set(top);
+    assert_eq!(pending.len(), 1);
+    assert_ne!(pending[0].promise, p);
+    assert_eq!(sim.promise(pending[0].promise).realm, top);
+    assert!(!sim.ready(top), "tools-ready is false for the rest of the task");
+    let job = sim.step_microtask();
+    assert!(job.contains("PromiseResolveThenableJob"), "{job}");
+    sim.run();
+    assert!(sim.ready(top));
+}
+
+#[test]
+fn bindings_promise_conversion_passes_any_native_promise_through() {
+    // idl-promise-conversion=pass-through (Chromium 156, webmcp/probes/promise-conversion):
+    // another realm's promise too.
+    let mut sim = Sim::new("chromium-pr373");
+    let (top, child) = top_and_child(&mut sim);
+    let p = sim.promise_in(child, "p");
+    sim.task(top, "top.waitForToolsUntil(p)");
+    sim.run();
+    let pending = &sim.pending_set(top);
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].promise, p);
+    assert!(!sim.reached(&PROMISE_RESOLVE_THENABLE_JOB, "1"));
 }
 
 #[test]

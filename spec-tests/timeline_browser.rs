@@ -103,8 +103,20 @@ fn strings(v: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// What every timeline page holds at 1400 px: it fits the window; nothing covers a lane; no
+/// word doubled ("observation observation"); each box's steps, where the box has the room,
+/// shown whole.
+fn fits_1400_px(check: &serde_json::Value, html: &Path) {
+    assert!(check["width"].as_u64().unwrap() <= 1400, "{check}");
+    let text = std::fs::read_to_string(html).unwrap();
+    assert!(!text.contains("observation observation"), "a doubled word");
+    let labels = check["labels"].as_array().unwrap();
+    let whole = labels.iter().filter(|l| l["cut"] == false).count();
+    assert!(whole * 3 >= labels.len() * 2, "{labels:?}");
+}
+
 fn screenshot(dir: &Path, page: &Path, check: &serde_json::Value, name: &str) {
-    let width = check["width"].as_u64().unwrap().max(900) + 10;
+    let width = 1400;
     let height = check["height"].as_u64().unwrap().max(400) + 10;
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/timeline-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
@@ -178,6 +190,7 @@ fn a_readiness_race_across_two_event_loops_lays_out_in_chromium() {
         ["94:pass", "95:pass", "97:pass"]
     );
     assert!(check["causes"].as_u64().unwrap() > 0);
+    fits_1400_px(&check, &page);
     screenshot(&dir, &page, &check, "timeline-two-iframes");
 }
 
@@ -209,6 +222,7 @@ fn an_observation_timing_out_lays_out_in_chromium() {
         strings(&check["expectations"]),
         ["53:pass", "54:pass", "56:pass", "57:pass"]
     );
+    fits_1400_px(&check, &page);
     screenshot(&dir, &page, &check, "timeline-observation-timeout");
 }
 
@@ -236,4 +250,34 @@ fn two_profiles_one_above_the_other_with_their_differences_outlined() {
     assert!(outcomes.contains(&"ready after 100 ms".to_string()), "{outcomes:?}");
     // The units only one profile ran, and the outcome rows that differ.
     assert!(check["differs"].as_u64().unwrap() > 0, "{check}");
+    fits_1400_px(&check, &page);
+    screenshot(&dir, &page, &check, "timeline-two-profiles");
+}
+
+#[test]
+#[ignore = "needs Chromium: cargo test --test spec-tests -- --ignored timeline_browser::"]
+fn an_expectation_written_once_per_profile_is_one_row_side_by_side() {
+    let dir = scratch();
+    let page = timeline(
+        &dir,
+        "timeline-one-row-per-expectation",
+        &[
+            "trace",
+            "wpt-mirror/webmcp/readiness/promise-from-removed-iframe.https.html.scn",
+            "--subtest",
+            "iframe removed in the same task",
+            "--profile",
+            "spec,chromium-pr373",
+        ],
+    );
+    let check = layout_check(&dir, &page);
+    assert_eq!(strings(&check["problems"]), Vec::<String>::new());
+    fits_1400_px(&check, &page);
+    let html = std::fs::read_to_string(&page).unwrap();
+    // `observe top => timed-out [never-settles]` (line 34) and `=> ready [settled-on-destroy]`
+    // (line 35): one row, each profile's value with its line.
+    assert!(html.contains("observation at lines 34 / 35"), "{html}");
+    assert!(html.contains("timed-out after 5000ms: {top: []} (line 34)"));
+    assert!(html.contains("ready after 0ms: {top: []} (line 35)"));
+    assert!(!html.contains(">observation at line 34<"));
 }

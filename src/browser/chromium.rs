@@ -30,6 +30,8 @@ pub const FLAGS: &[&str] = &[
     "--disable-backgrounding-occluded-windows",
     "--mute-audio",
     "--enable-features=WebMCP",
+    // The plain-HTTP remote origin (server::INSECURE_HOST) is served on loopback.
+    "--host-resolver-rules=MAP webmcp-ref-insecure.test 127.0.0.1",
 ];
 
 /// How a page's run ended.

@@ -35,7 +35,8 @@ pub struct DiffOptions {
     /// The engine's profile, and the one whose expectations the exported tests assert.
     pub profile: Profile,
     pub browser: PathBuf,
-    pub known: PathBuf,
+    /// The known differences the run is checked against.
+    pub known: KnownList,
     /// Seconds per file before its browser is killed (default: its harness timeout + 20 s).
     pub timeout_seconds: Option<f64>,
     /// The longest each real-time wait polls past its end, in milliseconds.
@@ -50,17 +51,64 @@ pub struct DiffOptions {
     /// How many times the browser runs each file: a subtest that differs in some runs only is
     /// intermittent, and the report gives its rate.
     pub repeat: usize,
+    /// The commit of the WPT tree the tests belong to: the wptreport's `revision`.
+    pub revision: String,
 }
 
-/// The known-differences list of a profile (browser-diff/PROFILE.txt) in the checkout this
-/// build came from (or in the current folder, when it has one).
-pub fn default_known_differences(profile: &str) -> PathBuf {
-    let name = format!("browser-diff/{profile}.txt");
-    let here = PathBuf::from(&name);
-    if here.is_file() {
-        return here;
+/// Where the known differences are read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KnownList {
+    /// A file (`--known FILE`, or browser-diff/PROFILE.txt in the current folder).
+    File(PathBuf),
+    /// The list of this profile built into the binary (browser-diff/PROFILE.txt as built).
+    BuiltIn(String),
+}
+
+impl From<PathBuf> for KnownList {
+    fn from(path: PathBuf) -> Self {
+        KnownList::File(path)
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
+}
+
+impl KnownList {
+    /// How reports name the list.
+    pub fn name(&self) -> String {
+        match self {
+            KnownList::File(path) => path.display().to_string(),
+            KnownList::BuiltIn(profile) => format!("browser-diff/{profile}.txt (built in)"),
+        }
+    }
+
+    /// The list's text.
+    pub fn read(&self) -> Result<String, DiffError> {
+        match self {
+            KnownList::File(path) => crate::text::file::read_text(
+                path,
+                crate::text::file::MAX_TEXT_BYTES,
+                "a known-differences list",
+            )
+            .map_err(|e| DiffError::Io {
+                path: path.display().to_string(),
+                reason: e.reason(),
+            }),
+            KnownList::BuiltIn(profile) => crate::scenario::bundled::known_list(profile)
+                .map(str::to_string)
+                .ok_or_else(|| DiffError::NoKnownList {
+                    profile: profile.clone(),
+                    built_in: crate::scenario::bundled::known_list_profiles().join(", "),
+                }),
+        }
+    }
+}
+
+/// The known-differences list of a profile: browser-diff/PROFILE.txt in the current folder
+/// when there is one (a checkout, where the list is edited), else the one built in.
+pub fn default_known_differences(profile: &str) -> KnownList {
+    let here = PathBuf::from(format!("browser-diff/{profile}.txt"));
+    if here.is_file() {
+        return KnownList::File(here);
+    }
+    KnownList::BuiltIn(profile.to_string())
 }
 
 /// Why the check could not run.
@@ -72,6 +120,8 @@ pub enum DiffError {
     Io { path: String, reason: String },
     #[error("the browser: {0}")]
     Browser(#[from] chromium::VersionError),
+    #[error("no known-differences list is built in for the `{profile}` profile (built in: {built_in}): give one with --known FILE")]
+    NoKnownList { profile: String, built_in: String },
 }
 
 /// How output is rendered.
@@ -102,6 +152,11 @@ pub struct DiffRun {
     pub stale: Vec<KnownDifference>,
     /// Wall time of the whole run, in seconds.
     pub seconds: f64,
+    /// When the run started and ended, in milliseconds since the Unix epoch.
+    pub time_start: u64,
+    pub time_end: u64,
+    /// The commit of the WPT tree the tests belong to.
+    pub revision: String,
 }
 
 /// One file: the browser's run of its exported test, and each subtest compared.
@@ -237,6 +292,14 @@ pub struct BrowserUncaught {
 // ---- the run ------------------------------------------------------------------------------
 
 /// A folder of our own under the system's temporary folder.
+/// Now, in milliseconds since the Unix epoch (as a wptreport's times).
+fn epoch_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
 fn scratch_dir() -> std::io::Result<PathBuf> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -253,16 +316,9 @@ fn scratch_dir() -> std::io::Result<PathBuf> {
 /// Runs the check on `files`.
 pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<DiffRun, DiffError> {
     let started = Instant::now();
-    let known_text = crate::text::file::read_text(
-        &options.known,
-        crate::text::file::MAX_TEXT_BYTES,
-        "a known-differences list",
-    )
-    .map_err(|e| DiffError::Io {
-        path: options.known.display().to_string(),
-        reason: e.reason(),
-    })?;
-    let known = known::parse(&options.known.display().to_string(), &known_text)?;
+    let time_start = epoch_ms();
+    let known_text = options.known.read()?;
+    let known = known::parse(&options.known.name(), &known_text)?;
     let version = chromium::version(&options.browser)?;
 
     let exported: Vec<ExportedFile> = files
@@ -333,12 +389,15 @@ pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<Dif
     Ok(DiffRun {
         browser: version,
         profile: options.profile.name.clone(),
-        known_differences: options.known.display().to_string(),
+        known_differences: options.known.name(),
         margin_ms: options.margin_ms,
         repeat,
         files: diffs,
         stale,
         seconds: started.elapsed().as_secs_f64(),
+        time_start,
+        time_end: epoch_ms(),
+        revision: options.revision.clone(),
     })
 }
 

@@ -12,7 +12,7 @@ use crate::export::ExportedFile;
 /// What `export-wpt` says it wrote.
 pub fn export_summary(files: &[ExportedFile], out: &Path) -> String {
     let mut text = String::new();
-    let (mut total, mut exported, mut marked) = (0, 0, 0);
+    let (mut total, mut exported, mut marked, mut written) = (0, 0, 0, 0);
     for f in files {
         let n = f.subtests.len();
         let e = f.exported().count();
@@ -23,16 +23,33 @@ pub fn export_summary(files: &[ExportedFile], out: &Path) -> String {
         total += n;
         exported += e;
         marked += m;
-        let _ = writeln!(
-            text,
-            "{}  {e} of {n} subtests{}",
-            f.test_path,
-            if m > 0 {
-                format!(" ({m} without some lines)")
-            } else {
-                String::new()
-            }
-        );
+        written += usize::from(f.has_test());
+        if f.crash_test {
+            let _ = writeln!(
+                text,
+                "{}  a crash test: {n} subtests run in turn, nothing asserted",
+                f.test_path
+            );
+            continue;
+        }
+        if !f.has_test() {
+            let _ = writeln!(
+                text,
+                "{}  not written: none of its {n} subtests has something a page can check",
+                f.test_path
+            );
+        } else {
+            let _ = writeln!(
+                text,
+                "{}  {e} of {n} subtests{}",
+                f.test_path,
+                if m > 0 {
+                    format!(" ({m} without some lines)")
+                } else {
+                    String::new()
+                }
+            );
+        }
         for s in f.subtests.iter().filter(|s| s.exported_name.is_none()) {
             let mut why: Vec<&str> = Vec::new();
             for l in &s.left_out {
@@ -50,11 +67,16 @@ pub fn export_summary(files: &[ExportedFile], out: &Path) -> String {
     }
     let _ = writeln!(
         text,
-        "\n{} files written to {}: {exported} of {total} subtests exported, {marked} of them without some lines (their names say which).",
+        "\n{written} of {} files written to {}, with the helpers in {}: {exported} of {total} subtests exported, {marked} of them without some lines (their names say which).",
         files.len(),
-        out.display()
+        out.display(),
+        webmcp_ref_resources()
     );
     text
+}
+
+fn webmcp_ref_resources() -> String {
+    format!("{}/", crate::export::RESOURCE_FOLDER)
 }
 
 /// Renders a run.
@@ -408,6 +430,15 @@ fn details(out: &mut String, f: &FileDiff, s: &SubtestDiff) {
     }
 }
 
+/// The version number of a browser's version line (`Chromium 156.0.8078.114 built on
+/// Debian...` gives `156.0.8078.114`), or the line when it has none.
+fn browser_version(line: &str) -> String {
+    line.split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()) && w.contains('.'))
+        .unwrap_or(line)
+        .to_string()
+}
+
 fn wptreport(run: &DiffRun) -> serde_json::Value {
     let results: Vec<serde_json::Value> = run
         .files
@@ -442,13 +473,24 @@ fn wptreport(run: &DiffRun) -> serde_json::Value {
             })
         })
         .collect();
+    // What wpt.fyi's results processor requires: the times, and run_info's product,
+    // browser_version, os and revision (the WPT tree's commit). Every value is a string or
+    // a boolean, as wptrunner's updater hashes them.
     json!({
+        "time_start": run.time_start,
+        "time_end": run.time_end,
         "run_info": {
             "product": "chromium",
-            "browser_version": run.browser,
+            "browser_version": browser_version(&run.browser),
             "browser_flags": "--enable-features=WebMCP",
             "os": std::env::consts::OS,
+            "processor": std::env::consts::ARCH,
+            "headless": true,
+            "debug": false,
+            "revision": run.revision,
+            "spec_revision": crate::webmcp::TEXT_COMMIT,
             "webmcp_ref_profile": run.profile,
+            "webmcp_ref_version": env!("CARGO_PKG_VERSION"),
         },
         "results": results,
     })

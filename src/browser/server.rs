@@ -113,6 +113,9 @@ fn accept(
 struct Request {
     method: String,
     path: String,
+    /// Headers the URL's `pipe=header(NAME,VALUE)` asks for (wptserve's pipe, which an
+    /// exported iframe with a `Permissions-Policy` uses).
+    extra_headers: Vec<(String, String)>,
     body: Vec<u8>,
 }
 
@@ -145,22 +148,94 @@ fn read_request(stream: &TcpStream) -> std::io::Result<Option<Request>> {
     let mut body = vec![0; length.min(64 << 20)];
     reader.read_exact(&mut body)?;
     let path = target.split(['?', '#']).next().unwrap_or("/").to_string();
+    let extra_headers = target
+        .split_once('?')
+        .map(|(_, query)| pipe_headers(query.split('#').next().unwrap_or("")))
+        .unwrap_or_default();
     Ok(Some(Request {
         method: method.to_string(),
         path,
+        extra_headers,
         body,
     }))
 }
 
+/// The headers a query's `pipe=header(NAME,VALUE)|header(...)` asks for, as wptserve reads
+/// them: a backslash escapes the next character (`\,` `\)`), `|` separates pipes. Only
+/// `header` is understood; a value with a line break is refused.
+fn pipe_headers(query: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for pair in query.split('&') {
+        let Some(pipe) = pair.strip_prefix("pipe=") else {
+            continue;
+        };
+        let Some(pipe) = percent_decode(&pipe.replace('+', " ")) else {
+            continue;
+        };
+        let mut rest = pipe.as_str();
+        while let Some(body) = rest.strip_prefix("header(") {
+            let mut args = vec![String::new()];
+            let mut chars = body.char_indices();
+            let mut end = None;
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => {
+                        if let Some((_, next)) = chars.next() {
+                            if let Some(a) = args.last_mut() {
+                                a.push(next);
+                            }
+                        }
+                    }
+                    ',' if args.len() == 1 => args.push(String::new()),
+                    ')' => {
+                        end = Some(i);
+                        break;
+                    }
+                    other => {
+                        if let Some(a) = args.last_mut() {
+                            a.push(other);
+                        }
+                    }
+                }
+            }
+            let Some(end) = end else { break };
+            if let [name, value] = &args[..] {
+                let name = name.trim();
+                let ok = |t: &str| !t.contains(['\r', '\n']);
+                if !name.is_empty() && ok(name) && ok(value) {
+                    out.push((name.to_string(), value.trim().to_string()));
+                }
+            }
+            rest = body[end + 1..].trim_start_matches('|');
+        }
+    }
+    out
+}
+
 fn respond(
-    mut stream: &TcpStream,
+    stream: &TcpStream,
     status: &str,
     content_type: &str,
     body: &[u8],
     head_only: bool,
 ) -> std::io::Result<()> {
+    respond_with(stream, status, content_type, &[], body, head_only)
+}
+
+fn respond_with(
+    mut stream: &TcpStream,
+    status: &str,
+    content_type: &str,
+    extra_headers: &[(String, String)],
+    body: &[u8],
+    head_only: bool,
+) -> std::io::Result<()> {
+    let extra: String = extra_headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
     let header = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n{extra}Connection: close\r\n\r\n",
         body.len()
     );
     stream.write_all(header.as_bytes())?;
@@ -210,7 +285,14 @@ fn handle(
         ),
         ("GET" | "HEAD", path) => match file_below(root, path) {
             Some(file) => match std::fs::read(&file) {
-                Ok(bytes) => respond(&stream, "200 OK", content_type(&file), &bytes, head_only),
+                Ok(bytes) => respond_with(
+                    &stream,
+                    "200 OK",
+                    content_type(&file),
+                    &request.extra_headers,
+                    &bytes,
+                    head_only,
+                ),
                 Err(_) => respond(
                     &stream,
                     "404 Not Found",
@@ -280,14 +362,21 @@ fn content_type(path: &Path) -> &'static str {
 
 /// `/common/get-host-info.sub.js` for this server: the keys WPT's version has that tests use,
 /// with the loopback origins in place of WPT's hosts.
+/// The host name of the plain-HTTP remote origin: not loopback by name, so not potentially
+/// trustworthy; the browser is told it is 127.0.0.1 (`chromium::FLAGS`).
+pub const INSECURE_HOST: &str = "webmcp-ref-insecure.test";
+
 pub fn host_info(port: u16) -> String {
     let a = format!("http://localhost:{port}");
     let b = format!("http://127.0.0.1:{port}");
     let c = format!("http://127.0.0.2:{port}");
+    let insecure = format!("http://{INSECURE_HOST}:{port}");
     format!(
         r#"// get_host_info() of `webmcp-ref diff-browser`'s loopback server, standing in for WPT's
 // /common/get-host-info.sub.js: the test pages are on {a}; the remote origin is {b} (what
-// WPT's own file gives when the host is localhost); the other, not same-site origin is {c}.
+// WPT's own file gives when the host is localhost); the other, not same-site origin is {c};
+// the plain-HTTP remote origin, {insecure}, is a name the browser maps to 127.0.0.1 and does
+// not hold potentially trustworthy (as WPT's http://www1.web-platform.test).
 function get_host_info() {{
   return {{
     HTTP_PORT: "{port}",
@@ -298,7 +387,7 @@ function get_host_info() {{
     HTTP_ORIGIN: "{a}",
     HTTPS_ORIGIN: "{a}",
     REMOTE_ORIGIN: "{b}",
-    HTTP_REMOTE_ORIGIN: "{b}",
+    HTTP_REMOTE_ORIGIN: "{insecure}",
     HTTPS_REMOTE_ORIGIN: "{b}",
     NOTSAMESITE_ORIGIN: "{c}",
     HTTP_NOTSAMESITE_ORIGIN: "{c}",
@@ -315,6 +404,19 @@ function get_host_info() {{
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pipe_headers_follow_wptserve() {
+        assert_eq!(
+            pipe_headers("a=1&pipe=header(Permissions-Policy,tools%3D\\(self%20%22http://x%22\\))"),
+            vec![(
+                "Permissions-Policy".to_string(),
+                "tools=(self \"http://x\")".to_string()
+            )]
+        );
+        assert!(pipe_headers("pipe=header(X,a%0d%0aB: c)").is_empty());
+        assert!(pipe_headers("pipe=header(X").is_empty());
+    }
 
     #[test]
     fn paths_stay_below_the_root() {

@@ -38,7 +38,8 @@ pub struct Args {
     /// Override one switch of the profile: `--set gettools-waits=yes`. Repeatable.
     #[arg(long = "set", value_name = "SWITCH=VALUE")]
     sets: Vec<String>,
-    /// The checked-in known differences (default: browser-diff/PROFILE.txt).
+    /// The known differences (default: browser-diff/PROFILE.txt in the current folder, else
+    /// the profile's list built into the binary).
     #[arg(long)]
     known: Option<PathBuf>,
     /// How the report is written: for people, as JSON, as a wptreport, or as a Markdown table.
@@ -56,6 +57,11 @@ pub struct Args {
     /// run was (never past the next timer), in milliseconds.
     #[arg(long, default_value_t = 1000, value_parser = super::milliseconds_up_to_a_minute)]
     margin_ms: u64,
+    /// The commit of the WPT tree the tests belong to, for `--format wptreport`'s `revision`
+    /// (default: the commit of the git checkout holding the WPT root, else the commit
+    /// webmcp-ref was built from).
+    #[arg(long, value_name = "SHA", value_parser = super::revision)]
+    wpt_revision: Option<String>,
     /// Keep the exported tests in this folder (default: a temporary one, removed after).
     #[arg(long)]
     keep: Option<PathBuf>,
@@ -70,10 +76,21 @@ pub struct Args {
 
 pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     let profile = build_profile(&args.profile, &args.sets)?;
+    let files = load_all(args.paths.clone())?;
+    let revision = webmcp_ref::report::wpt::wpt_revision(
+        args.wpt_revision.as_deref(),
+        None,
+        files.first().map(|f| f.path.as_str()),
+    );
+    if args.format == DiffFormat::Wptreport && revision.is_none() {
+        return Err(BadInput::NoWptRevision.into());
+    }
     let options = DiffOptions {
-        known: args
-            .known
-            .unwrap_or_else(|| browser::default_known_differences(&profile.name)),
+        revision: revision.unwrap_or_default(),
+        known: args.known.map_or_else(
+            || browser::default_known_differences(&profile.name),
+            browser::KnownList::File,
+        ),
         profile,
         browser: args.browser,
         repeat: args.repeat as usize,
@@ -83,7 +100,6 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         progress: true,
         whole_suite: args.paths.is_empty(),
     };
-    let files = load_all(args.paths)?;
     let run = browser::diff_browser(&files, &options).map_err(BadInput::from)?;
     let format = match args.format {
         DiffFormat::Human => OutputFormat::Human {

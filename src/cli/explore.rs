@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use webmcp_ref::engine::profile::Profile;
 use webmcp_ref::explore::{explore_all, machine_bytes, Counted, ExploreOptions, Mode, Progress};
 use webmcp_ref::report;
+use webmcp_ref::scenario::picked_subtests;
 
 use super::{
     load_each, loaded_reporting_errors, warn, BadInput, BudgetArgs, CliError, Exit, Output,
@@ -35,7 +36,8 @@ pub struct Args {
     paths: Vec<PathBuf>,
     #[command(flatten)]
     profiles: ProfileArgs,
-    /// Only subtests whose name contains this.
+    /// Only the subtest named this in each file, or, in a file where none is, the subtests
+    /// whose name contains it.
     #[arg(long)]
     subtest: Option<String>,
     /// Stop after this many schedules have been run to their end.
@@ -86,8 +88,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     if let Some(name) = &args.subtest {
         let any = files
             .iter()
-            .flat_map(|f| &f.subtests)
-            .any(|s| s.name.contains(name.as_str()));
+            .any(|f| !picked_subtests(f, Some(name)).is_empty());
         if !any {
             return Err(BadInput::NoSubtest(name.clone()).into());
         }

@@ -55,8 +55,10 @@ enum Command {
     /// Run every schedule the spec permits at the choice points, and check every expectation
     /// (and the invariants) on each; each distinct outcome with the token that replays it.
     Explore(explore::Args),
-    /// Serve a subtest's simulated pages to agents over MCP on stdin/stdout: the tools
-    /// webmcp_observe, webmcp_call and webmcp_wait_for, and every page tool as FRAME.TOOL.
+    /// Serve a subtest's simulated pages to agents over MCP (stdin/stdout, or streamable HTTP
+    /// with --http; protocol versions 2025-11-25 and 2026-07-28): the tools webmcp_observe,
+    /// webmcp_call and webmcp_wait_for, and every page tool as pageP.toolN (page P's Nth
+    /// tool), its arguments checked against the inputSchema it is listed with.
     Serve(serve::Args),
     /// The named profiles and every switch, with its values and where it comes from.
     Profiles(profiles::Args),
@@ -150,10 +152,13 @@ pub mod exits {
      that cannot be read or does not parse (said on stderr; the other files are written)";
 
     pub const SERVE: &str = "Exit status:
-  0  the agent closed the connection
+  0  the agent closed the connection (stdin ended), whether or not it had sent a request
   2  bad input: a flag, a profile or switch, a file that cannot be read or does not parse, a
      --subtest that names no subtest (or none when the file has several), lines up to the
-     serve point that do not hold; or the MCP transport failed";
+     serve point that do not hold, an --http address off loopback or already taken; or the
+     MCP transport failed (a first message that is not MCP)
+With --http it runs until it is stopped. Requests whose Origin header is not a loopback
+origin (http or https on localhost, 127.0.0.1 or [::1]) are refused with 403.";
 
     pub const PROFILES: &str = "Exit status:
   0  the profiles were listed
@@ -235,6 +240,8 @@ pub enum BadInput {
     SeveralSubtests { file: String, names: String },
     #[error("--format wptreport takes one profile: a wptreport file describes one run")]
     WptreportOfSeveralProfiles,
+    #[error("a wptreport names the commit of the WPT tree its tests belong to (its `revision`), and none is known: the tests are in no git checkout and webmcp-ref was built from none; give it with --wpt-revision SHA")]
+    NoWptRevision,
     #[error("--format html writes a folder of pages: give it with --out DIR")]
     HtmlWithoutOut,
     #[error("{path}:{line}: {message}")]
@@ -474,7 +481,7 @@ pub fn load_all(paths: Vec<PathBuf>) -> Result<Vec<ScenarioFile>, BadInput> {
 /// loaded or with why it could not be, in order; what was passed over is said on stderr.
 pub fn load_each(paths: Vec<PathBuf>) -> Result<Vec<Result<ScenarioFile, LoadError>>, BadInput> {
     let paths = if paths.is_empty() {
-        vec![bundled_mirror()]
+        vec![bundled_mirror().map_err(|e| BadInput::Scenarios(vec![e]))?]
     } else {
         paths
     };
@@ -513,6 +520,15 @@ pub fn threads(value: &str) -> Result<usize, String> {
         _ => Err(format!(
             "expected a whole number of threads from 1 to {MAX_THREADS}"
         )),
+    }
+}
+
+/// A commit of the WPT tree (`--wpt-revision`): 40 hexadecimal digits, as wpt.fyi takes it.
+pub fn revision(value: &str) -> Result<String, String> {
+    if webmcp_ref::report::wpt::is_revision(value) {
+        Ok(value.to_lowercase())
+    } else {
+        Err("expected a commit: 40 hexadecimal digits".into())
     }
 }
 

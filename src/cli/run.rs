@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use webmcp_ref::engine::profile::Profile;
 use webmcp_ref::report::{self, metadata, metadata::Metadata, WptRun};
-use webmcp_ref::scenario::{run_file, FileResult, RunOptions};
+use webmcp_ref::scenario::{picked_subtests, run_file, FileResult, RunOptions};
 use webmcp_ref::Schedule;
 
 use super::{load_each, warn, BadInput, BudgetArgs, CliError, Exit, Output, ProfileArgs};
@@ -50,7 +50,8 @@ pub struct Args {
     /// left are not written, the suite page says so, and the exit status is 3.
     #[arg(long, value_name = "BYTES", value_parser = super::bytes, default_value = "1G")]
     max_output: u64,
-    /// Only subtests whose name contains this.
+    /// Only the subtest named this in each file, or, in a file where none is, the subtests
+    /// whose name contains it.
     #[arg(long)]
     subtest: Option<String>,
     /// Replay a recorded schedule: the token a failure, `explore` or `trace` printed.
@@ -63,6 +64,11 @@ pub struct Args {
     /// (default: the nearest folder above each file that holds a webmcp/ folder).
     #[arg(long, value_name = "DIR")]
     wpt_root: Option<PathBuf>,
+    /// The commit of the WPT tree the tests belong to, for the wptreport's `revision` (what
+    /// wpt.fyi files the run under). Default: the commit of the git checkout holding the WPT
+    /// root (for the bundled suite, this checkout), else the commit webmcp-ref was built from.
+    #[arg(long, value_name = "SHA", value_parser = super::revision)]
+    wpt_revision: Option<String>,
     /// Compare the results with WPT expectation metadata: the `.ini` files under DIR, as
     /// wptrunner reads them. Lists every unexpected result and every stale entry; exit 0 when
     /// there is neither, whatever the expectations say fails.
@@ -117,8 +123,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         let any = files
             .iter()
             .flatten()
-            .flat_map(|f| &f.subtests)
-            .any(|s| s.name.contains(name.as_str()));
+            .any(|f| !picked_subtests(f, Some(name)).is_empty());
         if !any {
             return Err(BadInput::NoSubtest(name.clone()).into());
         }
@@ -159,11 +164,26 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
     let elapsed = started.elapsed();
     let time_end = epoch_ms(SystemTime::now());
     let wpt_root = args.wpt_root.as_deref();
+    let first_file = files.iter().flatten().next().map(|f| f.path.as_str());
+    let revision = report::wpt::wpt_revision(args.wpt_revision.as_deref(), wpt_root, first_file);
+    if args.format == RunFormat::Wptreport && revision.is_none() {
+        return Err(BadInput::NoWptRevision.into());
+    }
+    // Each profile's run_info, which metadata conditions read.
+    let infos: Vec<report::metadata::RunInfo> = built
+        .iter()
+        .map(|p| report::wpt::run_info(p, revision.as_deref().unwrap_or("")))
+        .collect();
+    let by_info: Vec<(&report::metadata::RunInfo, &[FileResult])> = infos
+        .iter()
+        .zip(&runs)
+        .map(|(info, (_, results))| (info, results.as_slice()))
+        .collect();
     let checked = expectations
         .as_ref()
-        .map(|m| metadata::check(&runs, m, wpt_root, whole_suite));
+        .map(|m| metadata::check(&by_info, m, wpt_root, whole_suite));
     if let Some(dir) = &args.metadata_out {
-        write_metadata(dir, &runs, expectations.as_ref(), wpt_root)?;
+        write_metadata(dir, &by_info, expectations.as_ref(), wpt_root)?;
     }
     let all_pass = match &checked {
         Some(c) => c.passed(),
@@ -239,16 +259,11 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
             }
         }
         RunFormat::Wptreport => {
-            let [(name, results)] = runs.as_slice() else {
+            let ([(info, results)], [_]) = (by_info.as_slice(), runs.as_slice()) else {
                 return Err(BadInput::WptreportOfSeveralProfiles.into());
             };
-            let switches = built
-                .first()
-                .map(|p| p.differences_from_spec())
-                .unwrap_or_default();
             let run = WptRun {
-                profile: name,
-                switches: &switches,
+                info,
                 time_start,
                 time_end,
                 durations: &durations,
@@ -290,7 +305,7 @@ fn write_html(
     };
     let ids: Vec<String> = first
         .iter()
-        .map(|f| report::wpt::test_id_under(&f.path, wpt_root))
+        .map(|f| report::wpt::result_test_id(f, wpt_root))
         .collect();
     let mut pages = 0;
     let mut left = 0;
@@ -345,7 +360,7 @@ fn write_html(
 /// Writes (or removes) each file's `.ini` under `dir`.
 fn write_metadata(
     dir: &Path,
-    runs: &[(String, Vec<FileResult>)],
+    runs: &[(&report::metadata::RunInfo, &[FileResult])],
     previous: Option<&Metadata>,
     wpt_root: Option<&Path>,
 ) -> Result<(), CliError> {

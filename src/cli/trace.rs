@@ -10,7 +10,9 @@ use webmcp_ref::engine::profile::Profile;
 use webmcp_ref::export::export_file;
 use webmcp_ref::host::budget::Budgets;
 use webmcp_ref::report::{self, html, markdown};
-use webmcp_ref::scenario::{run_file, FileResult, RunOptions, ScenarioFile, SubtestResult};
+use webmcp_ref::scenario::{
+    picked_subtests, run_file, FileResult, RunOptions, ScenarioFile, SubtestResult,
+};
 use webmcp_ref::Schedule;
 
 use super::{load_one, BadInput, BudgetArgs, CliError, Exit, Output, ProfileArgs};
@@ -33,8 +35,8 @@ pub struct Args {
     /// The scenario file (`.scn`) to trace.
     #[arg(value_name = "FILE")]
     file: PathBuf,
-    /// Only subtests whose name contains this; html and markdown need it to pick one subtest
-    /// when the file has several.
+    /// The subtest named this, or, when none is, the subtests whose name contains it; html and
+    /// markdown need it to pick one subtest when the file has several.
     #[arg(long)]
     subtest: Option<String>,
     #[command(flatten)]
@@ -99,14 +101,8 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         .iter()
         .map(|s| format!("{:?}", s.name))
         .collect();
-    let picked: Vec<&str> = scenario
-        .subtests
-        .iter()
-        .filter(|s| {
-            args.subtest
-                .as_ref()
-                .is_none_or(|n| s.name.contains(n.as_str()))
-        })
+    let picked: Vec<&str> = picked_subtests(&scenario, args.subtest.as_deref())
+        .into_iter()
         .map(|s| s.name.as_str())
         .collect();
     if picked.is_empty() {

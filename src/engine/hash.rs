@@ -99,6 +99,13 @@ impl World {
         arena(&host.listeners).hash(h);
         arena(&host.timers).hash(h);
         value(&host.promise_labels).hash(h);
+        arena(&host.dom.nodes).hash(h);
+        secondary(&host.dom.document_nodes).hash(h);
+        arena(&host.dom.events).hash(h);
+        secondary(&host.dom.parsers).hash(h);
+        secondary(&host.dom.requests).hash(h);
+        value(&host.dom.pending_requests).hash(h);
+        value(&host.dom.pseudo_classes).hash(h);
         arena(&webmcp.model_contexts).hash(h);
         secondary(&webmcp.documents).hash(h);
         secondary(&webmcp.tools_ready).hash(h);

@@ -69,6 +69,10 @@ pub const NAMED_PROFILES: &[NamedProfile] = &[
         about: "PR #373's open question: tools presumed not ready until load",
     },
     NamedProfile {
+        name: "promise-resolve",
+        about: "a proposal: Web IDL converts a Promise<any> with PromiseResolve again, so a native promise of the callee's realm passes through and PR #373's \"already settled\" check sees it",
+    },
+    NamedProfile {
         name: "literal",
         about: "the published text and PR #373 word for word, their slips included",
     },

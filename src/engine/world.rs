@@ -15,7 +15,9 @@ use super::trace::{ChoiceNote, Coverage, Finding, Lane, Place, Trace, TraceEntry
 use super::RunError;
 use crate::host::callback::Callback;
 use crate::host::event_loop::{task_queue, Candidate, EventLoops, UnitRef, MICROTASK_QUEUE};
-use crate::host::keys::{DocumentKey, ListenerKey, NavigableKey, ParallelQueueKey, SignalKey};
+use crate::host::keys::{
+    DocumentKey, ListenerKey, NavigableKey, NodeKey, ParallelQueueKey, SignalKey,
+};
 use crate::host::navigable::Lifecycle;
 use crate::host::shared::{Access, Shared};
 use crate::host::spec::Algorithm;
@@ -513,6 +515,33 @@ impl Host for World {
     fn wake_waits(&mut self) {
         self.check_waiters();
     }
+
+    // DOM and HTML hooks: nothing above the host attaches steps to them yet.
+
+    fn insertion_steps(&mut self, _node: NodeKey) {}
+
+    fn removing_steps(&mut self, _node: NodeKey, _old_parent: Option<NodeKey>) {}
+
+    fn attribute_change_steps(
+        &mut self,
+        _element: NodeKey,
+        _name: &str,
+        _old: Option<&str>,
+        _value: Option<&str>,
+    ) {
+    }
+
+    fn adopting_steps(&mut self, _node: NodeKey, _old_document: DocumentKey) {}
+
+    fn form_owner_changed(
+        &mut self,
+        _element: NodeKey,
+        _old: Option<NodeKey>,
+        _new: Option<NodeKey>,
+    ) {
+    }
+
+    fn form_reset(&mut self, _form: NodeKey) {}
 
     fn call(&mut self, callback: &Callback, args: Vec<Value>) -> Completion {
         self.call_code(callback, args)

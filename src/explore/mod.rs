@@ -159,7 +159,9 @@ use crate::engine::profile::Profile;
 use crate::engine::schedule::{ScheduleError, Scheduler};
 use crate::host::budget::{Budget as Spent, Budgets, Interrupt};
 use crate::scenario::ast::{ScenarioFile, Subtest};
-use crate::scenario::runner::{unmet_requirement, ExpectationResult, SubtestResult};
+use crate::scenario::runner::{
+    picked_subtests, unmet_requirement, ExpectationResult, SubtestResult,
+};
 
 /// The explorer's scheduler at one choice point: it takes the candidate the search is
 /// exploring, through the same door as `run`'s schedule and a replay.
@@ -689,14 +691,8 @@ pub fn explore_file(
     options: &ExploreOptions,
     progress: &Progress,
 ) -> Vec<Exploration> {
-    file.subtests
-        .iter()
-        .filter(|s| {
-            options
-                .subtest
-                .as_ref()
-                .is_none_or(|f| s.name.contains(f.as_str()))
-        })
+    picked_subtests(file, options.subtest.as_deref())
+        .into_iter()
         .map(|s| explore_subtest(file, s, options, progress))
         .collect()
 }
@@ -897,13 +893,8 @@ pub fn explore_all(
     let mut items: Vec<(&ScenarioFile, &Subtest, &ExploreOptions)> = Vec::new();
     for o in options {
         for f in files {
-            for s in &f.subtests {
-                if o.subtest
-                    .as_ref()
-                    .is_none_or(|n| s.name.contains(n.as_str()))
-                {
-                    items.push((f, s, o));
-                }
+            for s in picked_subtests(f, o.subtest.as_deref()) {
+                items.push((f, s, o));
             }
         }
     }

@@ -34,7 +34,7 @@ use serde::Serialize;
 
 use crate::engine::profile::Profile;
 use crate::scenario::ast::{ScenarioFile, Tag};
-use crate::scenario::runner::unmet_requirement;
+use crate::scenario::runner::{asserts_beyond_the_text, unmet_requirement};
 use crate::script::js;
 pub use translate::LeftOut;
 
@@ -48,10 +48,14 @@ pub const TESTHARNESS_JS: &str = include_str!("assets/testharness.js");
 /// The report of results that `webmcp-ref diff-browser` collects (POSTs them to its server).
 pub const TESTHARNESSREPORT_JS: &str = include_str!("assets/testharnessreport.js");
 
-/// Where the helpers go, next to each exported test.
+/// The folder, below the root of the exported tree (a WPT checkout's root), of the helpers
+/// every exported test loads: one copy, shared by all of them.
+pub const RESOURCE_FOLDER: &str = "webmcp/webmcp-ref/resources";
+
+/// The helpers, by their file names in [`RESOURCE_FOLDER`].
 pub const RESOURCES: [(&str, &str); 2] = [
-    ("resources/webmcp-ref.js", HELPER_JS),
-    ("resources/webmcp-ref-frame.html", FRAME_HTML),
+    ("webmcp-ref.js", HELPER_JS),
+    ("webmcp-ref-frame.html", FRAME_HTML),
 ];
 
 /// Appended to the name of a subtest exported without some of its lines.
@@ -71,6 +75,9 @@ pub struct ExportedFile {
     pub subtests: Vec<ExportedSubtest>,
     /// How long the test is expected to take in a browser, in seconds (an estimate).
     pub expected_seconds: f64,
+    /// A crash test (its name ends in `-crash`, as WPT reads names): it runs the subtests'
+    /// lines and asserts nothing.
+    pub crash_test: bool,
 }
 
 /// One subtest of an exported file.
@@ -90,21 +97,40 @@ pub struct ExportedSubtest {
 }
 
 impl ExportedFile {
+    /// The subtests exported as testharness.js subtests.
     pub fn exported(&self) -> impl Iterator<Item = &ExportedSubtest> {
         self.subtests.iter().filter(|s| s.exported_name.is_some())
     }
+
+    /// Whether the file is a test at all: a crash test, or a testharness.js test with at least
+    /// one subtest (testharness.js never completes a file that defines none). A file without
+    /// one is not written.
+    pub fn has_test(&self) -> bool {
+        self.crash_test || self.exported().next().is_some()
+    }
 }
 
-/// A scenario path's place in a WPT checkout, as its test ID without the leading `/` (see
-/// [`crate::report::wpt`]): below the nearest folder holding `webmcp/` (`wpt-mirror/`), or the
-/// file's own name; always ending in `.https.html`.
-pub fn test_path(source: &str) -> String {
-    test_path_under(source, None)
+/// Whether WPT reads a test path as a crash test's: the last `-` part of its name (before the
+/// first `.`) is `crash`, or it is in a `crashtests` folder.
+pub fn is_crash_test(test_path: &str) -> bool {
+    let (folders, name) = test_path.rsplit_once('/').unwrap_or(("", test_path));
+    let stem = name.split('.').next().unwrap_or(name);
+    stem.rsplit_once('-')
+        .is_some_and(|(_, flag)| flag == "crash")
+        || folders.split('/').any(|f| f == "crashtests")
+}
+
+/// A scenario file's place in a WPT checkout, as its test ID without the leading `/` (see
+/// [`crate::report::wpt`]): below [`crate::report::wpt::TEST_FOLDER`], at its path below the
+/// nearest folder holding `webmcp/` (`wpt-mirror/`), or its own name; `.tentative` when it
+/// asserts what the text does not say; always ending in `.https.html`.
+pub fn test_path(file: &ScenarioFile) -> String {
+    test_path_under(file, None)
 }
 
 /// [`test_path`] below a given WPT root (`--wpt-root`).
-pub fn test_path_under(source: &str, wpt_root: Option<&Path>) -> String {
-    crate::report::wpt::test_id_under(source, wpt_root)
+pub fn test_path_under(file: &ScenarioFile, wpt_root: Option<&Path>) -> String {
+    crate::report::wpt::test_id_under(&file.path, wpt_root, asserts_beyond_the_text(file))
         .trim_start_matches('/')
         .to_string()
 }
@@ -152,13 +178,33 @@ pub fn export_file_under(
     profile: &Profile,
     wpt_root: Option<&Path>,
 ) -> ExportedFile {
+    let test_path = test_path_under(file, wpt_root);
+    let crash_test = is_crash_test(&test_path);
     let mut body = String::new();
     let mut subtests = Vec::new();
     let mut seconds = 0.5;
     let requirement = requirement_check(file);
+    let unmet = unmet_requirement(file, profile).is_some();
     for sub in &file.subtests {
-        let mut t = translate::translate(file, sub, profile);
-        let unmet = unmet_requirement(file, profile).is_some();
+        let mut t = translate::translate(file, sub, profile, crash_test);
+        // A crash test of a profile that lacks what the scenario requires: the engine does not
+        // run the subtest, and a crash test has no way to say PRECONDITION_FAILED.
+        if crash_test && unmet {
+            body.push_str(&format!(
+                "\n// Scenario line {}: subtest {} is not run: the profile lacks what the scenario requires.\n",
+                sub.line,
+                js::comment(&js::string(&sub.name))
+            ));
+            subtests.push(ExportedSubtest {
+                name: sub.name.clone(),
+                line: sub.line,
+                exported_name: None,
+                left_out: vec![requirement_left_out(file)],
+                log_comparable: false,
+                checks: 0,
+            });
+            continue;
+        }
         // A requirement a page can check, unmet by the profile: the engine does not run the
         // subtest, so the test is that check alone (a browser without the feature reports
         // PRECONDITION_FAILED, as the engine does; one with it, a failure: the profile is
@@ -180,19 +226,7 @@ pub fn export_file_under(
         // subtest, and the browser cannot tell it apart.
         if requirement.is_none() && unmet {
             t.checks = 0;
-            t.left_out.push(LeftOut {
-                line: 1,
-                kind: "requires",
-                text: format!(
-                    "requires: {}",
-                    file.requires
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                why: "the profile does not meet it, and a page cannot check it".into(),
-            });
+            t.left_out.push(requirement_left_out(file));
         }
         let mut kinds: Vec<&str> = Vec::new();
         for l in &t.left_out {
@@ -208,42 +242,40 @@ pub fn export_file_under(
             Some(format!("{}{MARK}{}]", sub.name, kinds.join(", ")))
         };
         body.push('\n');
-        match &exported_name {
-            Some(name) => {
-                body.push_str(&format!(
-                    "// Scenario line {}: subtest {}\npromise_test(async t => {{\n  const {{s, w}} = webmcpRef.subtest(t, {});\n",
-                    sub.line,
-                    js::comment(&js::string(&sub.name)),
-                    js::string(&sub.name)
-                ));
-                if let Some(Some(check)) = &requirement {
-                    body.push_str(&format!("  {check}\n"));
-                }
-                for l in &t.body {
-                    body.push_str("  ");
-                    body.push_str(l);
-                    body.push('\n');
-                }
-                body.push_str(&format!("  await w.end();\n}}, {});\n", js::string(name)));
-                seconds += 0.3
-                    + t.virtual_ms as f64 / 1000.0
-                    + 1.1 * t.drives as f64
-                    + 0.3 * t.frames as f64;
+        let runs = crash_test || exported_name.is_some();
+        if runs {
+            body.push_str(&format!(
+                "// Scenario line {}: subtest {}\n{}(async t => {{\n  const {{s, w}} = webmcpRef.subtest(t, {});\n",
+                sub.line,
+                js::comment(&js::string(&sub.name)),
+                if crash_test { "webmcpRef.crash_test" } else { "promise_test" },
+                js::string(&sub.name)
+            ));
+            if let (false, Some(Some(check))) = (crash_test, &requirement) {
+                body.push_str(&format!("  {check}\n"));
             }
-            None => {
+            for l in &t.body {
+                body.push_str("  ");
+                body.push_str(l);
+                body.push('\n');
+            }
+            let name = exported_name.as_deref().unwrap_or(&sub.name);
+            body.push_str(&format!("  await w.end();\n}}, {});\n", js::string(name)));
+            seconds +=
+                0.3 + t.virtual_ms as f64 / 1000.0 + 1.1 * t.drives as f64 + 0.3 * t.frames as f64;
+        } else {
+            body.push_str(&format!(
+                "// Scenario line {}: subtest {} is not exported: no expectation of it is\n// something a page can check.\n",
+                sub.line,
+                js::comment(&js::string(&sub.name))
+            ));
+            for l in &t.left_out {
                 body.push_str(&format!(
-                    "// Scenario line {}: subtest {} is not exported: no expectation of it is\n// something a page can check.\n",
-                    sub.line,
-                    js::comment(&js::string(&sub.name))
+                    "//   {}: {} ({})\n",
+                    l.line,
+                    js::comment(&l.text),
+                    js::comment(&l.why)
                 ));
-                for l in &t.left_out {
-                    body.push_str(&format!(
-                        "//   {}: {} ({})\n",
-                        l.line,
-                        js::comment(&l.text),
-                        js::comment(&l.why)
-                    ));
-                }
             }
         }
         subtests.push(ExportedSubtest {
@@ -255,9 +287,8 @@ pub fn export_file_under(
             checks: t.checks,
         });
     }
-    let test_path = test_path_under(&file.path, wpt_root);
     let scenario = crate::report::wpt::scenario_path(&file.path, wpt_root);
-    let html = page(file, &scenario, profile, &body, seconds);
+    let html = page(file, &scenario, profile, &body, seconds, crash_test);
     ExportedFile {
         source: file.path.clone(),
         test_path,
@@ -266,6 +297,24 @@ pub fn export_file_under(
         html,
         subtests,
         expected_seconds: seconds,
+        crash_test,
+    }
+}
+
+/// What a subtest leaves out when the profile does not meet the file's `requires:`.
+fn requirement_left_out(file: &ScenarioFile) -> LeftOut {
+    LeftOut {
+        line: 1,
+        kind: "requires",
+        text: format!(
+            "requires: {}",
+            file.requires
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        why: "the profile does not meet it, and a page cannot check it".into(),
     }
 }
 
@@ -275,13 +324,23 @@ fn page(
     profile: &Profile,
     body: &str,
     seconds: f64,
+    crash_test: bool,
 ) -> String {
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n");
+    if crash_test {
+        // A crash test ends when its root element loses this class.
+        out.push_str("<html class=\"test-wait\">\n");
+    }
     out.push_str(&format!(
-        "<!-- Generated by `webmcp-ref export-wpt` from {} (profile {}).\n     Each promise_test is a subtest of the scenario; its comments give the scenario's lines.\n     resources/webmcp-ref.js says how each line is carried out in a page. -->\n",
+        "<!-- Generated by `webmcp-ref export-wpt` from {} (profile {}).\n     {}\n     /{RESOURCE_FOLDER}/webmcp-ref.js says how each line is carried out in a page. -->\n",
         html_text(scenario),
-        html_text(&profile.name)
+        html_text(&profile.name),
+        if crash_test {
+            "A crash test: each subtest of the scenario runs in turn, and nothing is asserted;\n     its comments give the scenario's lines."
+        } else {
+            "Each promise_test is a subtest of the scenario; its comments give the scenario's lines."
+        }
     ));
     out.push_str("<meta charset=\"utf-8\">\n");
     out.push_str(&format!("<title>{}</title>\n", html_text(&file.title)));
@@ -298,17 +357,23 @@ fn page(
             }
         }
     }
-    out.push_str("<script src=\"/resources/testharness.js\"></script>\n");
-    out.push_str("<script src=\"/resources/testharnessreport.js\"></script>\n");
+    if !crash_test {
+        out.push_str("<script src=\"/resources/testharness.js\"></script>\n");
+        out.push_str("<script src=\"/resources/testharnessreport.js\"></script>\n");
+    }
     out.push_str("<script src=\"/common/get-host-info.sub.js\"></script>\n");
-    out.push_str("<script src=\"resources/webmcp-ref.js\"></script>\n");
+    out.push_str(&format!(
+        "<script src=\"/{RESOURCE_FOLDER}/webmcp-ref.js\"></script>\n"
+    ));
     out.push_str("<body>\n<script>\n");
     for m in &file.mirrors {
         out.push_str(&format!("// mirrors: {}\n", js::comment(m)));
     }
-    // Exceptions a scenario's script throws are the subtest's to check (`expect uncaught`),
-    // not the harness's.
-    out.push_str("setup({allow_uncaught_exception: true});\n");
+    if !crash_test {
+        // Exceptions a scenario's script throws are the subtest's to check (`expect
+        // uncaught`), not the harness's.
+        out.push_str("setup({allow_uncaught_exception: true});\n");
+    }
     out.push_str(&format!(
         "webmcpRef.file({{scenario: {}, profile: {}}});\n",
         js::string(scenario),
@@ -326,27 +391,25 @@ fn html_text(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// Writes exported files under `out` (each at its test path), with the helpers in a
-/// `resources/` folder beside each. Returns the paths written.
+/// Writes exported files under `out` (each at its test path), and the helpers once, in
+/// [`RESOURCE_FOLDER`]. A file with no test ([`ExportedFile::has_test`]) is not written.
+/// Returns the paths written.
 pub fn write_tree(files: &[ExportedFile], out: &Path) -> io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
-    let mut dirs = std::collections::BTreeSet::new();
-    for f in files {
+    for f in files.iter().filter(|f| f.has_test()) {
         let path = out.join(&f.test_path);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
-            dirs.insert(dir.to_path_buf());
         }
         std::fs::write(&path, &f.html)?;
         written.push(path);
     }
-    for dir in dirs {
-        std::fs::create_dir_all(dir.join("resources"))?;
-        for (name, text) in RESOURCES {
-            let path = dir.join(name);
-            std::fs::write(&path, text)?;
-            written.push(path);
-        }
+    let resources = out.join(RESOURCE_FOLDER);
+    std::fs::create_dir_all(&resources)?;
+    for (name, text) in RESOURCES {
+        let path = resources.join(name);
+        std::fs::write(&path, text)?;
+        written.push(path);
     }
     Ok(written)
 }
@@ -356,19 +419,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn test_paths_follow_wpt() {
-        assert_eq!(
-            test_path("wpt-mirror/webmcp/readiness/x.https.html.scn"),
-            "webmcp/readiness/x.https.html"
-        );
-        assert_eq!(test_path("/no/such/place/foo.scn"), "foo.https.html");
-        assert_eq!(
-            test_path("/no/such/place/foo.https.html.scn"),
-            "foo.https.html"
-        );
-        assert_eq!(
-            test_path("/no/such/wpt/webmcp/x/foo.https.html.scn"),
-            "webmcp/x/foo.https.html"
-        );
+    fn crash_tests_are_named_as_wpt_reads_names() {
+        assert!(is_crash_test("webmcp/webmcp-ref/a/x-crash.https.html"));
+        assert!(is_crash_test("webmcp/crashtests/x.html"));
+        assert!(!is_crash_test("webmcp/webmcp-ref/a/x-crashes.https.html"));
+        assert!(!is_crash_test("webmcp/webmcp-ref/a-crash/x.https.html"));
     }
 }

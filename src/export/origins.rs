@@ -4,8 +4,14 @@
 use crate::script::js;
 
 /// The origins a scenario may use, in the order the exported test maps them: the test page's
-/// own origin, WPT's `HTTPS_REMOTE_ORIGIN`, and WPT's `HTTPS_OTHER_NOTSAMESITE_ORIGIN`.
-pub const SCENARIO_ORIGINS: [&str; 3] = ["https://a.test", "https://b.test", "https://c.test"];
+/// own origin, WPT's `HTTPS_REMOTE_ORIGIN`, WPT's `HTTPS_OTHER_NOTSAMESITE_ORIGIN`, and WPT's
+/// `HTTP_REMOTE_ORIGIN` (plain HTTP on a host that is not potentially trustworthy).
+pub const SCENARIO_ORIGINS: [&str; 4] = [
+    "https://a.test",
+    "https://b.test",
+    "https://c.test",
+    "http://b.test",
+];
 
 /// The scenario origin a string literal names, if it is one of the mapped origins or a URL on
 /// one of them.
@@ -49,6 +55,6 @@ mod tests {
             "w.origin(\"https://b.test/x.html\")"
         );
         assert_eq!(string_mapped("https://a.testing"), "\"https://a.testing\"");
-        assert_eq!(string_mapped("http://b.test"), "\"http://b.test\"");
+        assert_eq!(string_mapped("http://c.test"), "\"http://c.test\"");
     }
 }

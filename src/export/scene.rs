@@ -71,7 +71,7 @@ impl TestScene {
         if mapped_origin(url).is_none() {
             return Err(omit(
                 "origin",
-                "an origin other than https://a.test, https://b.test and https://c.test",
+                "an origin other than https://a.test, https://b.test, https://c.test and http://b.test",
             ));
         }
         Ok(())

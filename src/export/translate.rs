@@ -70,10 +70,18 @@ pub(super) struct Translator<'a> {
     /// How many tasks have been exported: each carries its number, in this order, so that a
     /// drive can wait for the ones the engine's run had finished.
     pub(super) tasks: usize,
+    /// The test is a crash test: it asserts nothing, so every expectation is left out.
+    crash_test: bool,
 }
 
-/// Translates one subtest under a profile.
-pub fn translate(file: &ScenarioFile, subtest: &Subtest, profile: &Profile) -> Translated {
+/// Translates one subtest under a profile, for a testharness.js test or (`crash_test`) for a
+/// crash test, which asserts nothing.
+pub fn translate(
+    file: &ScenarioFile,
+    subtest: &Subtest,
+    profile: &Profile,
+    crash_test: bool,
+) -> Translated {
     let mut t = Translator {
         file,
         profile,
@@ -87,6 +95,7 @@ pub fn translate(file: &ScenarioFile, subtest: &Subtest, profile: &Profile) -> T
         reduced: Vec::new(),
         drives: Vec::new(),
         tasks: 0,
+        crash_test,
     };
     for action in &subtest.actions {
         if let Some(at) = t.cut {
@@ -169,6 +178,7 @@ impl Translator<'_> {
                 loading,
                 policy,
                 site_keyed,
+                opener: _,
             } => {
                 if self.scene.page.is_some() {
                     return Err(omit(
@@ -221,12 +231,20 @@ impl Translator<'_> {
                 loading,
                 policy,
             } => {
-                self.scene.doc(parent)?;
-                let Some(origin) = mapped_origin(url) else {
-                    return Err(omit(
-                        "origin",
-                        "an origin other than https://a.test, https://b.test and https://c.test",
-                    ));
+                let parent_origin = self.scene.doc(parent)?.origin;
+                // An about:blank iframe has its parent's origin (HTML); the export makes one in
+                // a document the test page reaches.
+                let origin = match mapped_origin(url) {
+                    Some(origin) => origin,
+                    None if url == "about:blank" && parent_origin == SCENARIO_ORIGINS[0] => {
+                        parent_origin
+                    }
+                    None => {
+                        return Err(omit(
+                            "origin",
+                            "an origin other than https://a.test, https://b.test, https://c.test and http://b.test",
+                        ))
+                    }
                 };
                 if *loading {
                     return Err(omit(
@@ -234,16 +252,20 @@ impl Translator<'_> {
                         "an iframe whose document stays loading until the scenario says",
                     ));
                 }
-                if policy.is_some() {
-                    return Err(omit(
-                        "policy",
-                        "a Permissions-Policy header on the iframe's document",
-                    ));
-                }
                 self.comment(action);
-                let options = match allow {
-                    Some(a) => format!(", {{allow: {}}}", js::string(a)),
-                    None => String::new(),
+                // The frame's Permissions-Policy header comes with its document, through
+                // wptserve's `pipe=header(...)`.
+                let mut options: Vec<String> = Vec::new();
+                if let Some(a) = allow {
+                    options.push(format!("allow: {}", js::string(a)));
+                }
+                if let Some(p) = policy {
+                    options.push(format!("policy: {}", js::string(&p.header)));
+                }
+                let options = if options.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {{{}}}", options.join(", "))
                 };
                 self.code.line(format!(
                     "await w.frame({}, {}, {}{options});",
@@ -426,6 +448,12 @@ impl Translator<'_> {
             ActionKind::Expect(e) => {
                 if !applies(&e.tags, self.profile) {
                     return Ok(());
+                }
+                if self.crash_test {
+                    return Err(omit(
+                        "crash test",
+                        "a crash test reports no assertion: WPT runs it to see that the browser does not crash",
+                    ));
                 }
                 self.expectation(action, e)?;
             }

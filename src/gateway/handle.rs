@@ -88,7 +88,7 @@ pub struct LiveCounts {
 /// A page tool, named as the agent named it.
 #[derive(Clone, Debug)]
 pub(super) enum ToolRef {
-    /// An MCP tool name `FRAME.TOOL`, called directly as an MCP tool.
+    /// An MCP tool name `pageP.toolN`, called directly as an MCP tool.
     Mcp(String),
     /// `webmcp_call`'s `tool`: an MCP name of the page, else a WebMCP name.
     Named(String),
@@ -342,6 +342,29 @@ impl Gateway {
         input: Map<String, Json>,
         cancelled: impl std::future::Future<Output = ()>,
     ) -> Reply {
+        // The arguments must match the inputSchema the tool was listed with, as an MCP server
+        // checks its tools' arguments; the page's own checks (`input-schema`) are the
+        // engine's, reached through webmcp_call, which passes any input on as it is.
+        let listed = self.page_tools().await;
+        if let Some(tool) = listed.iter().find(|t| t.mcp_name == mcp_name) {
+            let schema = Json::Object(tool.mcp_input_schema());
+            if let Err(v) =
+                crate::webmcp::input_schema::validate(&schema, &Json::Object(input.clone()))
+            {
+                let at = if v.path.is_empty() {
+                    "the arguments fail".to_string()
+                } else {
+                    format!("the argument at `{}` fails", v.path)
+                };
+                return bad_arguments(
+                    mcp_name,
+                    &format!(
+                        "{at} the tool's inputSchema (its `{}` keyword, at schema path `{}`); list the tools to see the schema",
+                        v.reason, v.schema_path
+                    ),
+                );
+            }
+        }
         self.call_tool(
             PageRef::default(),
             ToolRef::Mcp(mcp_name.to_string()),
@@ -487,11 +510,9 @@ fn pick_subtest(file: &ScenarioFile, wanted: Option<&str>) -> Result<usize, Serv
             names: names(),
         });
     };
-    if let Some(i) = file.subtests.iter().position(|s| s.name == wanted) {
-        return Ok(i);
-    }
-    let matching: Vec<usize> = (0..file.subtests.len())
-        .filter(|&i| file.subtests[i].name.contains(wanted))
+    let matching: Vec<usize> = crate::scenario::picked_subtests(file, Some(wanted))
+        .into_iter()
+        .filter_map(|p| file.subtests.iter().position(|s| std::ptr::eq(s, p)))
         .collect();
     match matching.as_slice() {
         [i] => Ok(*i),

@@ -1,5 +1,9 @@
 //! The MCP server: the gateway's three tools and the served pages' tools, with
-//! `notifications/tools/list_changed` to every client whenever a page's tool set changes.
+//! `notifications/tools/list_changed` to every client whenever a page's tool set changes: on
+//! protocol version 2025-11-25 (and earlier) to every initialized session, on 2026-07-28
+//! (no `initialize`; `server/discover` says what the server can do) on every
+//! `subscriptions/listen` stream that asked for tool list changes. rmcp (3.11) speaks both
+//! versions; the gateway supplies the listening.
 //!
 //! Two transports: stdio (the default of `webmcp-ref serve`; also any pair of byte streams,
 //! through [`Lines`], which answers malformed JSON-RPC itself), and MCP's streamable HTTP on
@@ -12,10 +16,10 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    Tool, ToolAnnotations,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -160,6 +164,39 @@ impl ServerHandler for GatewayServer {
         });
     }
 
+    /// 2026-07-28's `subscriptions/listen`: a client that asks for tool list changes gets
+    /// them (the only list the gateway has, as `server/discover`'s capabilities say).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        Some(accepted)
+    }
+
+    /// One `subscriptions/listen` stream: every change of the pages' tool set, until the
+    /// client cancels it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let mut changes = self.gateway.tool_set_changes();
+        changes.mark_unchanged();
+        let wants_tools = context.accepted().tools_list_changed == Some(true);
+        loop {
+            tokio::select! {
+                _ = context.cancelled() => return Ok(()),
+                changed = changes.changed(), if wants_tools => {
+                    if changed.is_err() {
+                        // The served world is gone: the stream ends as the server stops.
+                        return Ok(());
+                    }
+                    if context.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -229,9 +266,13 @@ where
 {
     let (lines, mut closed) = Lines::new(input, output);
     let service = tokio::select! {
-        s = GatewayServer::new(gateway).serve(lines) => {
-            s.map_err(|e| TransportError::Initialize(Box::new(e)))?
-        }
+        s = GatewayServer::new(gateway).serve(lines) => match s {
+            Ok(s) => s,
+            // The agent closed the connection before its first request: it went away, as
+            // `serve --help` says (exit 0), not a failure of the transport.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(e) => return Err(TransportError::Initialize(Box::new(e))),
+        },
         _ = closed.wait_for(|c| *c) => return Ok(()),
     };
     let ct = service.cancellation_token();
@@ -261,6 +302,17 @@ pub fn serve_stdio(gateway: Gateway) -> Result<(), TransportError> {
     runtime.shutdown_timeout(Duration::from_millis(20));
     served
 }
+
+/// The origins `serve --http` accepts in an `Origin` header: http and https on this machine's
+/// loopback names, any port.
+pub const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
 
 /// Whether an address given to `--http` is on this machine's loopback.
 pub fn is_loopback(addr: &SocketAddr) -> bool {
@@ -315,6 +367,11 @@ pub fn serve_http(
             format!("localhost:{}", bound.port()),
             bound.to_string(),
         ];
+        // The streamable HTTP transport must check `Origin` (a web page the user visits could
+        // otherwise drive the served world from the browser): a request with no Origin (an
+        // agent that is not a browser) or a loopback one passes; any other, `null` included,
+        // gets 403.
+        config = config.with_allowed_origins(LOOPBACK_ORIGINS);
         let sessions = limits::Sessions::new();
         limits::expire_idle_sessions(sessions.clone());
         let service = StreamableHttpService::<_, LocalSessionManager>::new(

@@ -15,6 +15,8 @@ use std::collections::{BTreeSet, VecDeque};
 use serde::Serialize;
 
 use super::callback::Callback;
+use super::dom::tasks::DomTasks;
+use super::dom::DomTask;
 use super::keys::{DocumentKey, EventLoopKey, ParallelQueueKey, PromiseKey, ResolverKey, TimerKey};
 use super::navigable::{Lifecycle, Navigables};
 use super::parallel::{ParallelQueues, QueueState};
@@ -44,6 +46,12 @@ pub enum TaskSource {
     Harness,
     /// <https://html.spec.whatwg.org/#navigation-and-traversal-task-source>
     NavigationAndTraversal,
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#networking-task-source>: a
+    /// loading document's parser gets its markup in these tasks.
+    Networking,
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#user-interaction-task-source>:
+    /// the events of what the user does to a control.
+    UserInteraction,
 }
 
 /// An event loop's queues are the parts of it that units touch, each an object of its own in
@@ -56,12 +64,14 @@ pub fn task_queue(source: TaskSource) -> u64 {
     source.index() as u64
 }
 
-pub const TASK_SOURCES: [TaskSource; 5] = [
+pub const TASK_SOURCES: [TaskSource; 7] = [
     TaskSource::Webmcp,
     TaskSource::Timer,
     TaskSource::DomManipulation,
     TaskSource::Harness,
     TaskSource::NavigationAndTraversal,
+    TaskSource::Networking,
+    TaskSource::UserInteraction,
 ];
 
 impl TaskSource {
@@ -76,6 +86,8 @@ impl TaskSource {
             TaskSource::DomManipulation => "DOM manipulation",
             TaskSource::Harness => "harness",
             TaskSource::NavigationAndTraversal => "navigation and traversal",
+            TaskSource::Networking => "networking",
+            TaskSource::UserInteraction => "user interaction",
         }
     }
 }
@@ -106,6 +118,8 @@ pub enum TaskAction<U: Upper> {
         reject: bool,
         value: Value,
     },
+    /// A task of the DOM or of HTML's forms and parser (see `dom::DomTask`).
+    Dom(DomTask),
     /// A task the specification above queued (the seam).
     Webmcp(U::Task),
 }
@@ -132,7 +146,7 @@ pub struct Microtask<U: Upper> {
 #[derive(Clone, Debug, Default, Hash)]
 pub struct EventLoop<U: Upper> {
     pub label: String,
-    pub queues: [VecDeque<Task<U>>; 5],
+    pub queues: [VecDeque<Task<U>>; TASK_SOURCES.len()],
     pub microtasks: VecDeque<Microtask<U>>,
 }
 
@@ -491,6 +505,7 @@ pub trait EventLoops: Host {
                 if *reject { "reject" } else { "resolve" },
                 self.describe_value(value)
             ),
+            TaskAction::Dom(task) => self.describe_dom_task(task),
             TaskAction::Webmcp(step) => self.describe_task_step(step),
         }
     }
@@ -575,6 +590,7 @@ pub trait EventLoops: Host {
                 reject,
                 value,
             } => self.call_resolver(resolver, reject, value),
+            TaskAction::Dom(task) => self.run_dom_task(task, doc),
             TaskAction::Webmcp(step) => self.run_task_step(step, doc),
         }
     }

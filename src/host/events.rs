@@ -4,7 +4,7 @@
 
 use super::callback::Callback;
 use super::event_loop::MICROTASK_QUEUE;
-use super::keys::{DocumentKey, ListenerKey, SignalKey};
+use super::keys::{DocumentKey, ListenerKey, NodeKey, SignalKey};
 use super::promise::Promises;
 use super::seam::Upper;
 use super::shared::Access;
@@ -18,6 +18,8 @@ use crate::step;
 pub enum EventTargetRef<U: Upper> {
     Window(DocumentKey),
     Signal(SignalKey),
+    /// A DOM node (events dispatched at it travel its path: see `dom::dispatch`).
+    Node(NodeKey),
     /// An event target of the specification above (WebMCP's `ModelContext`): the seam.
     Webmcp(U::EventTarget),
 }
@@ -32,6 +34,20 @@ pub struct Listener<U: Upper> {
     pub removed: bool,
     /// Set for the listener an event handler IDL attribute (`ontoolchange`) installs.
     pub event_handler: bool,
+    /// <https://dom.spec.whatwg.org/#event-listener-capture>
+    pub capture: bool,
+    /// <https://dom.spec.whatwg.org/#event-listener-passive>
+    pub passive: bool,
+}
+
+/// The options `addEventListener` takes.
+///
+/// <https://dom.spec.whatwg.org/#dictdef-addeventlisteneroptions>
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ListenerOptions {
+    pub capture: bool,
+    pub once: bool,
+    pub passive: bool,
 }
 
 /// An event: its type, its interface, and the attributes that interface adds to `Event`'s.
@@ -77,6 +93,7 @@ pub trait Events: Host {
         match target {
             EventTargetRef::Window(d) => &mut self.documents[d].window_listeners,
             EventTargetRef::Signal(s) => &mut self.signals[s].listeners,
+            EventTargetRef::Node(n) => &mut self.dom.nodes[n].listeners,
             EventTargetRef::Webmcp(t) => self.event_listeners(t),
         }
     }
@@ -86,6 +103,7 @@ pub trait Events: Host {
         match target {
             EventTargetRef::Window(d) => &self.documents[d].window_listeners,
             EventTargetRef::Signal(s) => &self.signals[s].listeners,
+            EventTargetRef::Node(n) => &self.dom.nodes[n].listeners,
             EventTargetRef::Webmcp(t) => self.read_event_listeners(t),
         }
     }
@@ -96,6 +114,7 @@ pub trait Events: Host {
         super::shared::footprint::untracked(|| match target {
             EventTargetRef::Window(d) => format!("{}.window", self.label(d)),
             EventTargetRef::Signal(s) => format!("{}.signal", self.signals[s].label),
+            EventTargetRef::Node(n) => self.describe_node(n),
             EventTargetRef::Webmcp(t) => self.event_target_label(t),
         })
     }
@@ -108,13 +127,43 @@ pub trait Events: Host {
         callback: Callback,
         once: bool,
     ) -> ListenerKey {
+        let options = ListenerOptions {
+            once,
+            ..ListenerOptions::default()
+        };
+        self.add_event_listener_with(target, event_type, callback, options)
+    }
+
+    /// <https://dom.spec.whatwg.org/#add-an-event-listener>, with every option. A listener
+    /// equal to one already in the list (same type, callback and capture) is not added again:
+    /// the one in the list is returned.
+    fn add_event_listener_with(
+        &mut self,
+        target: EventTargetRef<Self::Upper>,
+        event_type: &str,
+        callback: Callback,
+        options: ListenerOptions,
+    ) -> ListenerKey {
+        // 4. The duplicate check (made for nodes only, so that the other targets' listener
+        //    lists, and every run recorded before nodes had listeners, stay as they were).
+        if matches!(target, EventTargetRef::Node(_)) {
+            let duplicate = self.read_listener_list(target).iter().copied().find(|k| {
+                let l = &self.listeners[*k];
+                l.event_type == event_type && l.callback == callback && l.capture == options.capture
+            });
+            if let Some(existing) = duplicate {
+                return existing;
+            }
+        }
         let key = self.listeners.insert(Listener {
             target,
             event_type: event_type.into(),
             callback,
-            once,
+            once: options.once,
             removed: false,
             event_handler: false,
+            capture: options.capture,
+            passive: options.passive,
         });
         self.listener_list(target).push(key);
         key

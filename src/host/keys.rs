@@ -24,4 +24,8 @@ new_key_type! {
     pub struct ListenerKey;
     /// A timer on the virtual clock.
     pub struct TimerKey;
+    /// A DOM node: a document's node, an element, a text node, ... (see `dom`).
+    pub struct NodeKey;
+    /// A DOM event, kept while script may still hold it (see `dom::dispatch`).
+    pub struct EventKey;
 }

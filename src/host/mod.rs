@@ -22,8 +22,10 @@
 pub mod abort;
 pub mod budget;
 pub mod callback;
+pub mod dom;
 pub mod event_loop;
 pub mod events;
+pub mod forms;
 pub mod keys;
 pub mod navigable;
 pub mod origin;
@@ -159,6 +161,9 @@ pub struct HostState<U: Upper> {
     pub(crate) script_depth: u32,
     /// How many opaque origins were made (it numbers them).
     pub(crate) next_opaque: Shared<u32>,
+    /// Every document's tree, the events dispatched at nodes, the parsers of loading
+    /// documents (see [`dom`]).
+    pub(crate) dom: dom::DomState,
     /// The run's budgets (see [`budget`]): not part of the state, and never read by an
     /// algorithm.
     pub budgets: Budgets,
@@ -221,6 +226,7 @@ impl<U: Upper> Default for HostState<U> {
             running: Running::Harness,
             script_depth: 0,
             next_opaque: Shared::new(0),
+            dom: dom::DomState::default(),
             budgets: Budgets::default(),
             spent: Spent::default(),
             stopped: None,
@@ -337,6 +343,32 @@ pub trait Host: DerefMut<Target = HostState<Self::Upper>> + Sized {
     /// conditions are the specification's, so it re-checks them.
     fn wake_waits(&mut self);
 
+    // Hooks other specifications define on DOM's and HTML's algorithms (see `dom`). Each
+    // runs after HTML's own steps for the same change.
+
+    /// DOM's insertion steps, for each inclusive descendant of an inserted node, in tree
+    /// order.
+    fn insertion_steps(&mut self, node: NodeKey);
+    /// DOM's removing steps: the removed node with its old parent, then each of its
+    /// descendants with none.
+    fn removing_steps(&mut self, node: NodeKey, old_parent: Option<NodeKey>);
+    /// DOM's attribute change steps: an attribute of `element` was added (`old` is `None`),
+    /// changed, or removed (`value` is `None`).
+    fn attribute_change_steps(
+        &mut self,
+        element: NodeKey,
+        name: &str,
+        old: Option<&str>,
+        value: Option<&str>,
+    );
+    /// DOM's adopting steps: `node` moved to another document.
+    fn adopting_steps(&mut self, node: NodeKey, old_document: DocumentKey);
+    /// A form-associated element's form owner changed.
+    fn form_owner_changed(&mut self, element: NodeKey, old: Option<NodeKey>, new: Option<NodeKey>);
+    /// A form was reset (its `reset` event was not canceled, and its controls' reset
+    /// algorithms have run).
+    fn form_reset(&mut self, form: NodeKey);
+
     // The page's script.
 
     /// Calls a callback with arguments; what it returns, or the exception it threw.
@@ -346,8 +378,10 @@ pub trait Host: DerefMut<Target = HostState<Self::Upper>> + Sized {
 /// Every host algorithm trait, for `use crate::host::prelude::*`.
 pub mod prelude {
     pub use super::abort::Abort;
+    pub use super::dom::prelude::*;
     pub use super::event_loop::EventLoops;
     pub use super::events::Events;
+    pub use super::forms::prelude::*;
     pub use super::navigable::Navigables;
     pub use super::parallel::ParallelQueues;
     pub use super::promise::Promises;

@@ -6,11 +6,13 @@
 use serde::Serialize;
 use url::Url;
 
+use super::dom::{Dispatch, EventInit};
 use super::event_loop::{EventLoops, TaskAction, TaskSource};
 use super::keys::{DocumentKey, EventLoopKey, ListenerKey, NavigableKey};
-use super::origin::Origin;
+use super::origin::{is_url_potentially_trustworthy, Origin};
 use super::permissions::{Allowlist, FeatureState};
 use super::seam::Upper;
+use super::switches::SecureContext;
 use super::{Host, HostError, HostState, MAX_IFRAME_DEPTH};
 
 /// A navigable. A top-level traversable is one without a parent.
@@ -37,6 +39,11 @@ pub struct Navigable {
     /// Whether the agent clusters of this traversable's browsing context group are
     /// origin-keyed.
     pub origin_keyed: bool,
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#browsing-context-group>:
+    /// the group of this navigable's browsing context, named by the first top-level traversable
+    /// in it. A page opened by another joins its opener's group (an auxiliary browsing
+    /// context); any other page starts a group of its own.
+    pub group: NavigableKey,
 }
 
 /// Where a document is in its loading.
@@ -72,6 +79,12 @@ pub struct Document {
     pub tools_declared_policy: Option<Allowlist>,
     /// The `Window`'s event listeners.
     pub window_listeners: Vec<ListenerKey>,
+    /// Whether its environment is a secure context, fixed when it was created: HTML decides by
+    /// the top-level creation URL (the top-level document's URL for a document in an iframe),
+    /// and `[SecureContext]` members (`document.modelContext`) exist only in one.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#secure-context>
+    pub secure_context: bool,
 }
 
 /// What a new document needs to know beyond its URL.
@@ -100,10 +113,33 @@ pub trait Navigables: Host {
         url: &str,
         options: DocumentOptions,
     ) -> Result<DocumentKey, HostError> {
+        self.open_page_in_group(label, url, None, options)
+    }
+
+    /// Opens a new top-level traversable; with an `opener`, in the opener's browsing context
+    /// group, as `window.open()` makes an auxiliary browsing context (HTML, "create a new
+    /// auxiliary browsing context"): its documents share an agent, so an event loop, with the
+    /// opener's documents of the same site (or origin, when the group's agent clusters are
+    /// origin-keyed), and their scripts reach each other's objects. The group's keying is the
+    /// opener's, whatever `options` says.
+    fn open_page_in_group(
+        &mut self,
+        label: &str,
+        url: &str,
+        opener: Option<DocumentKey>,
+        options: DocumentOptions,
+    ) -> Result<DocumentKey, HostError> {
         let url = parse_url(url)?;
-        let origin_keyed = options
-            .origin_keyed
-            .unwrap_or(self.settings.origin_keyed_agent_clusters);
+        let opener_group = opener.map(|d| {
+            let group = self.browsing_context_group(d);
+            (group, self.navigables[group].origin_keyed)
+        });
+        let origin_keyed = match opener_group {
+            Some((_, keyed)) => keyed,
+            None => options
+                .origin_keyed
+                .unwrap_or(self.settings.origin_keyed_agent_clusters),
+        };
         let nav = self.navigables.insert_with_key(|key| Navigable {
             label: label.into(),
             parent: None,
@@ -116,10 +152,12 @@ pub trait Navigables: Host {
             history_index: 0,
             destroyed: false,
             origin_keyed,
+            group: opener_group.map_or(key, |(g, _)| g),
         });
         let doc = self.create_document(nav, label, url, options);
         self.make_active(nav, doc);
-        self.harness_note(|_| format!("open page {label}"));
+        let opened_by = opener.map_or(String::new(), |o| format!(", opened by {}", self.label(o)));
+        self.harness_note(|_| format!("open page {label}{opened_by}"));
         Ok(doc)
     }
 
@@ -149,6 +187,7 @@ pub trait Navigables: Host {
         }
         let traversable = self.navigables[parent_nav].traversable;
         let origin_keyed = self.navigables[traversable].origin_keyed;
+        let group = self.navigables[traversable].group;
         let src_origin = self.origin_of_url(&url);
         let nav = self.navigables.insert(Navigable {
             label: label.into(),
@@ -162,6 +201,7 @@ pub trait Navigables: Host {
             history_index: 0,
             destroyed: false,
             origin_keyed,
+            group,
         });
         self.documents[parent].child_navigables.push(nav);
         let doc = self.create_document(nav, label, url, options);
@@ -182,10 +222,22 @@ pub trait Navigables: Host {
         url: Url,
         options: DocumentOptions,
     ) -> DocumentKey {
-        let origin = self.origin_of_url(&url);
+        // An iframe's about:blank (or about:srcdoc) document takes the origin of the document
+        // that created it, its container's document (HTML, "create a new child navigable" and
+        // "determine the origin"); elsewhere a URL without a tuple origin gets a new opaque
+        // one. (A navigation to about:blank takes its initiator's origin; the scenario's
+        // navigations of an iframe stand for its container's, so the same rule is used.)
+        let container = self.navigables[nav].container_document;
+        let origin = match container {
+            Some(creator) if matches!(url.as_str(), "about:blank" | "about:srcdoc") => {
+                self.documents[creator].origin.clone()
+            }
+            _ => self.origin_of_url(&url),
+        };
         let traversable = self.navigables[nav].traversable;
         let event_loop = self.event_loop_for(traversable, &origin);
         let inherited = self.inherited_tools_policy(nav, &origin);
+        let secure_context = self.is_secure_context_at_creation(nav, &url, &origin);
         let lifecycle = if options.loading {
             Lifecycle::Loading
         } else {
@@ -204,26 +256,76 @@ pub trait Navigables: Host {
             tools_inherited_policy: inherited,
             tools_declared_policy: options.tools_policy,
             window_listeners: Vec::new(),
+            secure_context,
         });
         self.document_created(doc);
         doc
     }
 
+    /// Whether a document created in `nav` from `url` at `origin` is a secure context.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#secure-context>
+    fn is_secure_context_at_creation(&self, nav: NavigableKey, url: &Url, origin: &Origin) -> bool {
+        let n = &self.navigables[nav];
+        // The top-level creation URL: the document's own for a top-level traversable, else
+        // the top-level traversable's active document's.
+        let top_level_url = match n.parent {
+            None => url.clone(),
+            Some(_) => match self.navigables[n.traversable].active_document {
+                Some(top) => self.documents[top].url.clone(),
+                None => url.clone(),
+            },
+        };
+        match self.host_switches().secure_context {
+            // 2. Potentially trustworthy top-level creation URL: a secure context. 3. Else not.
+            SecureContext::TopLevelCreationUrl => is_url_potentially_trustworthy(&top_level_url),
+            // The older Secure Contexts text, which Chromium follows: the document's own origin
+            // and the origin of every document above it must be potentially trustworthy.
+            SecureContext::EveryAncestor => {
+                if !(origin.is_potentially_trustworthy() || url.scheme() == "data") {
+                    return false;
+                }
+                let mut container = n.container_document;
+                while let Some(d) = container {
+                    if !self.documents[d].origin.is_potentially_trustworthy() {
+                        return false;
+                    }
+                    container = self.navigables[self.documents[d].navigable].container_document;
+                }
+                true
+            }
+        }
+    }
+
     /// The event loop of the agent a document of `origin` in `traversable`'s browsing context
     /// group belongs to: one per origin when agent clusters are origin-keyed, else one per site.
     fn event_loop_for(&mut self, traversable: NavigableKey, origin: &Origin) -> EventLoopKey {
-        let key = if self.navigables[traversable].origin_keyed {
+        let group = self.navigables[traversable].group;
+        let key = if self.navigables[group].origin_keyed {
             origin.clone()
         } else {
             origin.site()
         };
-        if let Some(l) = self.agent_event_loops.get(&(traversable, key.clone())) {
+        if let Some(l) = self.agent_event_loops.get(&(group, key.clone())) {
             return *l;
         }
-        let label = format!("{} {}", self.navigables[traversable].label, key);
+        let label = format!("{} {}", self.navigables[group].label, key);
         let l = self.new_event_loop(label);
-        self.agent_event_loops.insert((traversable, key), l);
+        self.agent_event_loops.insert((group, key), l);
         l
+    }
+
+    /// Whether a script running in `realm` can reach an object made in `owner`'s realm. HTML
+    /// hands script objects only within one agent: documents of one browsing context group
+    /// and one agent cluster (site, or origin when origin-keyed) share it, and with it their
+    /// event loop. A WindowProxy reaches further: any window of the same browsing context
+    /// group (cross-origin access is limited, not absent).
+    fn can_reach(&self, realm: DocumentKey, owner: DocumentKey, window: bool) -> bool {
+        if window {
+            self.browsing_context_group(realm) == self.browsing_context_group(owner)
+        } else {
+            self.documents[realm].event_loop == self.documents[owner].event_loop
+        }
     }
 
     fn make_active(&mut self, nav: NavigableKey, doc: DocumentKey) {
@@ -342,6 +444,7 @@ pub trait Navigables: Host {
             self.destroy_document(d);
         }
         let new = self.create_document(nav, label, url, DocumentOptions::default());
+        self.take_pending_request(label, new);
         self.unload_document_and_its_descendants(from);
         if keep_in_bfcache {
             self.documents[from].in_bfcache = true;
@@ -448,10 +551,24 @@ pub trait Navigables: Host {
         );
     }
 
-    /// The `DOMContentLoaded` or `load` task: the document reaches the stage.
+    /// The `DOMContentLoaded` or `load` task: the document reaches the stage. A document with
+    /// a tree also fires the event (`DOMContentLoaded` at the document, bubbling to the
+    /// `Window`; `load` at the `Window`); a document without one fires nothing, as before
+    /// documents had trees.
     fn reach_lifecycle(&mut self, doc: DocumentKey, stage: Lifecycle) {
         if self.documents[doc].lifecycle >= stage {
             return;
+        }
+        if let Some(root) = self.document_node(doc) {
+            match stage {
+                Lifecycle::Interactive => {
+                    self.fire_event(root, EventInit::new("DOMContentLoaded").bubbles());
+                }
+                Lifecycle::Complete => {
+                    self.fire_event_at_window(doc, EventInit::new("load"));
+                }
+                Lifecycle::Loading => {}
+            }
         }
         self.documents[doc].lifecycle = stage;
         self.lifecycle_reached(doc, stage);
@@ -489,6 +606,27 @@ impl<U: Upper> HostState<U> {
         let d = self.documents.get(doc)?;
         let nav = self.navigables.get(d.navigable)?;
         (!d.destroyed && !nav.destroyed && nav.active_document == Some(doc)).then_some(d.navigable)
+    }
+
+    /// The browsing context group of `doc`'s navigable (named by its first traversable).
+    pub fn browsing_context_group(&self, doc: DocumentKey) -> NavigableKey {
+        let traversable = self.navigables[self.documents[doc].navigable].traversable;
+        self.navigables[traversable].group
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/nav-history-apis.html#windowproxy>: script never
+    /// holds a Window, only its browsing context's WindowProxy, whose [[Window]] is the
+    /// navigable's active Window at each use. `window` is the Window (named by its document) a
+    /// value was taken from; the result is the Window that value reaches now. A destroyed
+    /// navigable's proxy keeps its last Window.
+    pub fn window_proxy_window(&self, window: DocumentKey) -> DocumentKey {
+        let Some(d) = self.documents.get(window) else {
+            return window;
+        };
+        match self.navigables.get(d.navigable) {
+            Some(nav) if !nav.destroyed => nav.active_document.unwrap_or(window),
+            _ => window,
+        }
     }
 
     /// <https://html.spec.whatwg.org/multipage/document-sequences.html#inclusive-descendant-navigables>

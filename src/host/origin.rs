@@ -9,6 +9,21 @@ use url::Url;
 
 /// An origin: a tuple origin (scheme, host, port) or an opaque origin.
 ///
+/// <https://w3c.github.io/webappsec-secure-contexts/#is-url-trustworthy>
+pub fn is_url_potentially_trustworthy(url: &Url) -> bool {
+    // 1. about:blank and about:srcdoc are.
+    if url.as_str() == "about:blank" || url.as_str() == "about:srcdoc" {
+        return true;
+    }
+    // 2. So are data: URLs.
+    if url.scheme() == "data" {
+        return true;
+    }
+    // 3. Otherwise, the URL's origin decides.
+    let mut n = 0;
+    Origin::of_url(url, &mut n).is_potentially_trustworthy()
+}
+
 /// <https://html.spec.whatwg.org/multipage/browsers.html#concept-origin>
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Origin {

@@ -153,7 +153,14 @@ impl<U: Upper> HostState<U> {
         {
             return FeatureState::Disabled;
         }
-        // 3. The container policy (the `allow` attribute) decides when it names the feature.
+        // 3. If it is disabled in the container's document for the new document's origin (the
+        //    container document's declared policy does not name that origin), Disabled: an
+        //    `allow` attribute cannot give what the embedder's own policy withholds.
+        if self.is_feature_enabled_in_document_for_origin(parent, origin) == FeatureState::Disabled
+        {
+            return FeatureState::Disabled;
+        }
+        // 4-5. The container policy (the `allow` attribute) decides when it names the feature.
         let src = n.src_origin.clone().unwrap_or_else(|| origin.clone());
         if let Some(allowlist) = n
             .allow
@@ -166,8 +173,13 @@ impl<U: Upper> HostState<U> {
                 FeatureState::Disabled
             };
         }
-        // 4. Otherwise the default allowlist 'self' applies, judged in the container's document.
-        self.is_feature_enabled_in_document_for_origin(parent, origin)
+        // 6-8. Otherwise the feature's default allowlist, 'self': Enabled only for an origin
+        //      same origin with the container's document.
+        if origin.same_origin(&parent_origin) {
+            FeatureState::Enabled
+        } else {
+            FeatureState::Disabled
+        }
     }
 
     /// <https://w3c.github.io/webappsec-permissions-policy/#algo-is-feature-enabled>
@@ -181,7 +193,7 @@ impl<U: Upper> HostState<U> {
         if d.tools_inherited_policy == FeatureState::Disabled {
             return FeatureState::Disabled;
         }
-        // 3. A declared policy decides when present.
+        // 3. A declared policy decides when it names the feature.
         if let Some(declared) = &d.tools_declared_policy {
             return if declared.matches(origin) {
                 FeatureState::Enabled
@@ -189,12 +201,8 @@ impl<U: Upper> HostState<U> {
                 FeatureState::Disabled
             };
         }
-        // 5. The default allowlist is 'self'.
-        if origin.same_origin(&d.origin) {
-            FeatureState::Enabled
-        } else {
-            FeatureState::Disabled
-        }
+        // 4. Otherwise Enabled (the default allowlist was applied by the inherited policy).
+        FeatureState::Enabled
     }
 
     /// <https://html.spec.whatwg.org/multipage/iframe-embed-object.html#allowed-to-use>, for

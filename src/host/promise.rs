@@ -18,7 +18,7 @@ use super::callback::Callback;
 use super::keys::{DocumentKey, PromiseKey, ResolverKey, ThenableKey};
 use super::seam::Upper;
 use super::spec::{HOST_ENQUEUE_PROMISE_JOB, PROMISE_RESOLVE_THENABLE_JOB};
-use super::switches::InactiveRealmJobs;
+use super::switches::{IdlPromiseConversion, InactiveRealmJobs};
 use super::timers::TimerKind;
 use super::value::{ErrorValue, Value};
 use super::{Completion, Host, HostState};
@@ -324,8 +324,8 @@ impl<U: Upper> HostState<U> {
         }
     }
 
-    /// <https://webidl.spec.whatwg.org/#js-promise>: converting a value to `Promise<T>` in
-    /// `realm` is `PromiseResolve(%Promise%, V)`. A native promise of the same realm passes
+    /// <https://tc39.es/ecma262/#sec-promise-resolve>: `PromiseResolve(%Promise%, V)` in
+    /// `realm` (`await`, `Promise.resolve()`). A native promise of the same realm passes
     /// through; anything else gets a new promise of `realm`, resolved with it.
     pub(crate) fn promise_resolve(&mut self, realm: DocumentKey, value: Value) -> PromiseKey {
         if let Value::Promise(p) = value {
@@ -378,6 +378,33 @@ impl<U: Upper> HostState<U> {
 
 /// Running promise jobs and describing them.
 pub trait Promises: Host {
+    /// <https://webidl.spec.whatwg.org/#js-promise>: converting a value to `Promise<T>` in
+    /// `realm` (an operation's argument, a callback's result). Web IDL's text (1) makes a new
+    /// promise capability of `realm` and (2) calls its resolve function with the value, so a
+    /// native promise, even one already settled, arrives pending and is adopted through a
+    /// PromiseResolveThenableJob. The idl-promise-conversion switch gives the older
+    /// PromiseResolve, and browsers' bindings, which pass a native promise through.
+    fn convert_to_idl_promise(&mut self, realm: DocumentKey, value: Value) -> PromiseKey {
+        match self.host_switches().idl_promise_conversion {
+            IdlPromiseConversion::PassThrough => {
+                if let Value::Promise(p) = value {
+                    return p;
+                }
+                self.promise_resolve(realm, value)
+            }
+            IdlPromiseConversion::PromiseResolve => self.promise_resolve(realm, value),
+            IdlPromiseConversion::Webidl => {
+                // 1. Let promiseCapability be ? NewPromiseCapability(%Promise%).
+                let promise = self.new_promise(realm);
+                // 2. Perform ? Call(promiseCapability.[[Resolve]], undefined, « V »).
+                self.promises[promise].already_resolved = true;
+                self.resolve_steps(promise, value);
+                // 3. Return promiseCapability.
+                promise
+            }
+        }
+    }
+
     /// Runs a microtask's job, after HTML's check of its realm.
     ///
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#hostenqueuepromisejob>, step 2.

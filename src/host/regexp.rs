@@ -71,6 +71,26 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex, PatternError> {
 /// the constructs whose meaning differs their JS meaning; rejects what the `u` grammar rejects
 /// and what the crate cannot express (see the module documentation).
 pub fn translate_pattern(pattern: &str) -> Result<String, PatternError> {
+    translate(pattern, false)
+}
+
+/// HTML's `pattern` attribute: the pattern compiled with ECMA-262's `v` flag, matching the
+/// whole value (`^(?:pattern)$`).
+///
+/// <https://html.spec.whatwg.org/multipage/input.html#compiled-pattern-regular-expression>
+///
+/// The `v` grammar differs from the `u` one inside classes: classes nest, `&&` and `--` are
+/// intersection and subtraction (the `regex` crate's own operators), and the characters
+/// `( ) [ ] { } / - \ |` must be escaped, as must the reserved doubled punctuators (`!!`,
+/// `##`, ...). String disjunctions (`\q{...}`) are rejected: the crate's classes hold code
+/// points only. A pattern that does not compile has no constraint (the caller's to know).
+pub fn compile_html_pattern(pattern: &str) -> Result<Regex, PatternError> {
+    let translated = translate(pattern, true)?;
+    Regex::new(&format!("^(?:{translated})$"))
+        .map_err(|_| PatternError("the pattern does not compile".into()))
+}
+
+fn translate(pattern: &str, v: bool) -> Result<String, PatternError> {
     /// What precedes, outside a class, for a quantifier that comes next.
     #[derive(Clone, Copy, PartialEq, Eq)]
     enum Last {
@@ -115,6 +135,10 @@ pub fn translate_pattern(pattern: &str) -> Result<String, PatternError> {
                 let assertion = matches!(chars.get(i), Some('b' | 'B'));
                 i = translate_escape(&chars, i, false, &mut out)?;
                 last = if assertion { Last::Nothing } else { Last::Atom };
+            }
+            '[' if v => {
+                i = translate_class_v(&chars, i, &mut out, 0)?;
+                last = Last::Atom;
             }
             '[' => {
                 let negated = chars.get(i) == Some(&'^');
@@ -282,6 +306,123 @@ fn translate_escape(
         _ => return Err(PatternError(format!("invalid escape `\\{c}`"))),
     }
     Ok(i)
+}
+
+/// The reserved doubled punctuators of the `v` grammar (`&&` is an operator).
+const RESERVED_DOUBLES: &str = "!#$%*+,.:;<=>?@^`~";
+/// What a `v` class may escape besides what every class may: its reserved punctuators.
+const V_ESCAPABLE: &str = "&-!#%,:;<=>@`~";
+
+/// Translates a `v`-flag class whose `[` is just before `chars[i]`, nested classes and set
+/// operations included; returns the index after its `]`.
+fn translate_class_v(
+    chars: &[char],
+    mut i: usize,
+    out: &mut String,
+    depth: usize,
+) -> Result<usize, PatternError> {
+    if depth > 32 {
+        return Err("classes nest too deeply".into());
+    }
+    let negated = chars.get(i) == Some(&'^');
+    if negated {
+        i += 1;
+    }
+    // An empty class matches nothing; negated, any code point.
+    if chars.get(i) == Some(&']') {
+        out.push_str(if negated {
+            r"[\x{0}-\x{10FFFF}]"
+        } else {
+            r"[^\x{0}-\x{10FFFF}]"
+        });
+        return Ok(i + 1);
+    }
+    out.push_str(if negated { "[^" } else { "[" });
+    // The operator of this level (`&&` or `--`), if any, and whether a range or a union
+    // of several operands was seen (which an operator may not be mixed with).
+    let mut operator: Option<char> = None;
+    let mut operands_in_a_row = 0;
+    let mut saw_range = false;
+    loop {
+        let Some(&c) = chars.get(i) else {
+            return Err("unterminated character class".into());
+        };
+        i += 1;
+        match c {
+            ']' => break,
+            '[' => {
+                i = translate_class_v(chars, i, out, depth + 1)?;
+                operands_in_a_row += 1;
+            }
+            '&' | '-' if chars.get(i) == Some(&c) => {
+                if c == '&' && chars.get(i + 1) == Some(&'&') {
+                    return Err("`&&&` in a class".into());
+                }
+                if operator.is_some_and(|o| o != c) || saw_range || operands_in_a_row != 1 {
+                    return Err("set operations are mixed with each other or with a union".into());
+                }
+                operator = Some(c);
+                operands_in_a_row = 0;
+                out.push(c);
+                out.push(c);
+                i += 1;
+            }
+            '-' => {
+                // A range between two single characters.
+                if operands_in_a_row == 0 || operator.is_some() {
+                    return Err("`-` must be escaped in a class".into());
+                }
+                let Some(&next) = chars.get(i) else {
+                    return Err("unterminated character class".into());
+                };
+                if matches!(next, '[' | ']') {
+                    return Err("`-` must be escaped in a class".into());
+                }
+                out.push('-');
+                saw_range = true;
+                if next == '\\' {
+                    i = translate_escape_v(chars, i + 1, out)?;
+                } else {
+                    push_code_point(out, u32::from(next));
+                    i += 1;
+                }
+            }
+            '\\' => {
+                i = translate_escape_v(chars, i, out)?;
+                operands_in_a_row += 1;
+            }
+            '(' | ')' | '{' | '}' | '/' | '|' => {
+                return Err(PatternError(format!("`{c}` must be escaped in a class")));
+            }
+            _ if RESERVED_DOUBLES.contains(c) && chars.get(i) == Some(&c) => {
+                return Err(PatternError(format!("`{c}{c}` is reserved in a class")));
+            }
+            _ => {
+                push_code_point(out, u32::from(c));
+                operands_in_a_row += 1;
+            }
+        }
+        if operator.is_some() && operands_in_a_row > 1 {
+            return Err("set operations are mixed with a union".into());
+        }
+    }
+    if operator.is_some() && operands_in_a_row != 1 {
+        return Err("a set operation lacks an operand".into());
+    }
+    out.push(']');
+    Ok(i)
+}
+
+/// An escape in a `v` class, whose `\` is just before `chars[i]`.
+fn translate_escape_v(chars: &[char], i: usize, out: &mut String) -> Result<usize, PatternError> {
+    match chars.get(i) {
+        Some('q') => Err(r"string disjunctions (`\q{...}`) are not supported".into()),
+        Some(&c) if V_ESCAPABLE.contains(c) => {
+            push_code_point(out, u32::from(c));
+            Ok(i + 1)
+        }
+        _ => translate_escape(chars, i, true, out),
+    }
 }
 
 fn push_code_point(out: &mut String, value: u32) {

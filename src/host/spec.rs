@@ -177,6 +177,91 @@ algorithm!(
     "clean up after running script",
     ["3"]
 );
+algorithm!(
+    /// <https://dom.spec.whatwg.org/#concept-event-dispatch>, at a node.
+    DISPATCH,
+    5,
+    Dom,
+    "concept-event-dispatch",
+    "dispatch",
+    ["11.1", "12"]
+);
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#reset-the-form-owner>
+    RESET_THE_FORM_OWNER,
+    6,
+    Html,
+    "reset-the-form-owner",
+    "reset the form owner",
+    ["2", "3", "4.1", "5"]
+);
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#concept-form-submit>
+    FORM_SUBMISSION_ALGORITHM,
+    7,
+    Html,
+    "concept-form-submit",
+    "form submission algorithm",
+    [
+        "1", "2", "4", "5.1", "5.4.2", "5.6", "5.8", "5.9", "7", "9", "11.1", "11.6", "15",
+        "23", "25", "26"
+    ]
+);
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#constructing-the-form-data-set>
+    CONSTRUCTING_THE_ENTRY_LIST,
+    8,
+    Html,
+    "constructing-the-form-data-set",
+    "constructing the entry list",
+    ["1", "7", "9"]
+);
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#plan-to-navigate>
+    PLAN_TO_NAVIGATE,
+    9,
+    Html,
+    "plan-to-navigate",
+    "plan to navigate",
+    ["3", "4", "4.2"]
+);
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#concept-form-reset>
+    RESET_A_FORM,
+    10,
+    Html,
+    "concept-form-reset",
+    "reset a form",
+    ["1", "2"]
+);
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#statically-validate-the-constraints>
+    STATICALLY_VALIDATE_THE_CONSTRAINTS,
+    11,
+    Html,
+    "statically-validate-the-constraints",
+    "statically validate the constraints",
+    ["4", "6.1", "7"]
+);
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/parsing.html#tree-construction>: the parser
+    /// hands the tree builder a chunk of input (a networking task).
+    TREE_CONSTRUCTION,
+    12,
+    Html,
+    "tree-construction",
+    "tree construction",
+    ["1"]
+);
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/parsing.html#the-end>
+    THE_END,
+    13,
+    Html,
+    "the-end",
+    "the end",
+    ["1", "6", "7"]
+);
 /// The host's algorithms, indexed by id.
 pub const ALGORITHMS: &[&Algorithm] = &[
     &HOST_ENQUEUE_PROMISE_JOB,
@@ -184,4 +269,13 @@ pub const ALGORITHMS: &[&Algorithm] = &[
     &SIGNAL_ABORT,
     &CALL_A_USER_OBJECTS_OPERATION,
     &CLEAN_UP_AFTER_RUNNING_SCRIPT,
+    &DISPATCH,
+    &RESET_THE_FORM_OWNER,
+    &FORM_SUBMISSION_ALGORITHM,
+    &CONSTRUCTING_THE_ENTRY_LIST,
+    &PLAN_TO_NAVIGATE,
+    &RESET_A_FORM,
+    &STATICALLY_VALIDATE_THE_CONSTRAINTS,
+    &TREE_CONSTRUCTION,
+    &THE_END,
 ];

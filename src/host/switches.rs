@@ -7,8 +7,8 @@
 //! (`self.host_switches().inactive_realm_jobs`), parsing and printing of values, `--set`,
 //! profile tags in scenarios, and the `profiles` command's listing.
 //!
-//! The host's one switch is here: whether HTML drops the promise jobs of a realm whose
-//! document is not fully active.
+//! The host's switches are here: whether HTML drops the promise jobs of a realm whose document
+//! is not fully active, and how Web IDL converts a value to a `Promise<T>`.
 
 use thiserror::Error;
 
@@ -247,6 +247,23 @@ crate::switches! {
         from "HTML's \"check if we can run script\" (dropped) vs the PR #373 review's bfcache case, which assumes the settle steps can run" {
             Dropped = "dropped": "a job whose realm's document is not fully active does not run (HTML)",
             Run = "run": "such jobs run anyway",
+        }
+
+        /// How Web IDL converts a value to `Promise<T>` (an operation's argument, a callback's
+        /// result).
+        idl_promise_conversion: IdlPromiseConversion = "idl-promise-conversion",
+        from "Web IDL's current text (a new promise resolved with the value, so even a settled native promise arrives pending, and HTML made PromiseRejectionEvent's promise an `object` for that reason) vs Web IDL before that change (PromiseResolve in the callee's realm) and browsers' bindings; Chromium 156 measured passing a native promise through whatever its realm (webmcp/probes/promise-conversion)" {
+            Webidl = "webidl": "always a new promise of the callee's realm, resolved with the value: a native promise, settled or not, is adopted through a PromiseResolveThenableJob (Web IDL)",
+            PromiseResolve = "promise-resolve": "PromiseResolve(%Promise%, value) in the callee's realm: a native promise of that realm passes through, anything else is wrapped (Web IDL before its change; the proposal to go back to it)" ["promise-resolve"],
+            PassThrough = "pass-through": "a native promise passes through whatever its realm, anything else is wrapped (Chromium 156's bindings, as measured)" ["chromium-156", "chromium-pr373"],
+        }
+
+        /// Which documents are secure contexts, where `[SecureContext]` members such as
+        /// `document.modelContext` exist.
+        secure_context: SecureContext = "secure-context",
+        from "HTML's \"secure context\" (the top-level creation URL alone) vs the older Secure Contexts text, which also looks at the document's own origin and its ancestors' (webmcp/probes/secure-context)" {
+            TopLevelCreationUrl = "top-level-creation-url": "a document is a secure context when its top-level creation URL is potentially trustworthy (HTML)",
+            EveryAncestor = "every-ancestor": "a document is a secure context when its own origin and every ancestor document's origin are potentially trustworthy (Chromium 156, as measured)" ["chromium-156", "chromium-pr373"],
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use serde::Serialize;
 
 use super::callback::Callback;
-use super::keys::{DocumentKey, PromiseKey, SignalKey, ThenableKey};
+use super::keys::{DocumentKey, EventKey, NodeKey, PromiseKey, SignalKey, ThenableKey};
 use super::seam::Upper;
 use super::HostState;
 
@@ -263,6 +263,10 @@ pub enum Value {
     Unserializable(Unserializable),
     /// A function the page's script made (a tool's `execute` callback).
     Function(Callback),
+    /// A DOM node (an element, a document's node, text).
+    Node(NodeKey),
+    /// An event dispatched at a node (see `dom::dispatch`).
+    Event(EventKey),
 }
 
 impl Value {
@@ -281,11 +285,6 @@ impl Value {
     /// An array of these elements.
     pub fn array(items: Vec<Value>) -> Value {
         Value::Array(Members::new(items))
-    }
-
-    /// A plain object with these properties, in this order.
-    pub fn object(props: Vec<(String, Value)>) -> Value {
-        Value::Object(Members::new(props))
     }
 
     /// The value's size, what the value-size budget counts: a byte of a string (or of a
@@ -358,6 +357,8 @@ impl Value {
             Value::Controller(_) => "[object AbortController]".into(),
             Value::Signal(_) => "[object AbortSignal]".into(),
             Value::Function(_) => "function () { [code] }".into(),
+            Value::Node(_) => "[object HTMLElement]".into(),
+            Value::Event(_) => "[object Event]".into(),
         }
     }
 
@@ -386,6 +387,8 @@ impl Value {
             Value::Window(_) => "window".into(),
             Value::Controller(_) => "AbortController".into(),
             Value::Signal(_) => "AbortSignal".into(),
+            Value::Node(_) => "node".into(),
+            Value::Event(_) => "event".into(),
             Value::Thenable(_) => "{\"then\":function}".into(),
             Value::Unserializable(Unserializable::ToJsonUndefined) => {
                 "{\"toJSON\":function}".into()
@@ -408,6 +411,31 @@ impl Value {
                     .join(",")
             ),
         }
+    }
+
+    /// A plain object made from properties in the order they were defined, as an object
+    /// literal or `JSON.parse` makes it: a key defined twice keeps its first place and its last
+    /// value, and the keys are put in the order ECMAScript gives an ordinary object's own
+    /// keys (`OrdinaryOwnPropertyKeys`: array indices first, ascending, then the other strings
+    /// in the order they were made), which `JSON.stringify`, `Object.keys` and `for-in` follow.
+    ///
+    /// <https://tc39.es/ecma262/#sec-ordinaryownpropertykeys>
+    pub fn object(props: Vec<(String, Value)>) -> Value {
+        // Each key's place found by a look-up: an object of many properties costs their number.
+        let mut out: Vec<(String, Value)> = Vec::with_capacity(props.len());
+        let mut place: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(props.len());
+        for (k, v) in props {
+            match place.get(&k) {
+                Some(&i) => out[i].1 = v,
+                None => {
+                    place.insert(k.clone(), out.len());
+                    out.push((k, v));
+                }
+            }
+        }
+        order_own_keys(&mut out);
+        Value::Object(Members::new(out))
     }
 
     /// ECMAScript's Type(x) is Object.
@@ -465,7 +493,14 @@ impl Value {
             Value::Object(props) => {
                 out.push('{');
                 let mut first = true;
-                for (k, v) in props {
+                // SerializeJSONObject takes EnumerableOwnProperties, in OrdinaryOwnPropertyKeys'
+                // order (objects the engine made are already in it).
+                let mut ordered: Vec<&(String, Value)> = props.iter().collect();
+                ordered.sort_by_key(|(k, _)| match array_index(k) {
+                    Some(i) => (0, i),
+                    None => (1, 0),
+                });
+                for (k, v) in ordered {
                     let mut inner = String::new();
                     if !v.write_json(&mut inner)? {
                         continue;
@@ -485,7 +520,14 @@ impl Value {
             | Value::Thenable(_)
             | Value::Controller(_)
             | Value::Signal(_)
+            | Value::Event(_)
             | Value::Error(_) => out.push_str("{}"),
+            // A node's `ownerDocument.defaultView.document...` leads back to it: a cycle.
+            Value::Node(_) => {
+                return Err(ErrorValue::type_error(
+                    "Converting circular structure to JSON (a Node)",
+                ))
+            }
             // Functions have no JSON form.
             Value::Function(_) => return Ok(false),
             // `window.window === window`: a cycle.
@@ -518,7 +560,7 @@ impl Value {
             serde_json::Value::Number(n) => Value::number(n.as_f64().unwrap_or(f64::NAN)),
             serde_json::Value::String(s) => Value::String(s.clone()),
             serde_json::Value::Array(a) => Value::Array(a.iter().map(Value::from_json).collect()),
-            serde_json::Value::Object(o) => Value::Object(
+            serde_json::Value::Object(o) => Value::object(
                 o.iter()
                     .map(|(k, v)| (k.clone(), Value::from_json(v)))
                     .collect(),
@@ -539,6 +581,11 @@ impl<U: Upper> HostState<U> {
             Value::Error(e) => format!("{}({:?})", e.name, e.message),
             Value::String(s) => format!("{s:?}"),
             Value::Function(_) => "function".into(),
+            Value::Node(n) => self.describe_node(*n),
+            Value::Event(e) => match self.dom.events.get(*e) {
+                Some(r) => format!("{} event", r.init.event_type),
+                None => "event".into(),
+            },
             other => other
                 .to_json_string()
                 .unwrap_or_else(|_| format!("{other:?}")),
@@ -558,6 +605,24 @@ impl<U: Upper> HostState<U> {
             other => self.describe_value(other),
         }
     }
+}
+
+/// Whether a property key is an array index: the canonical decimal form of an integer from 0
+/// to 2^32 - 2.
+///
+/// <https://tc39.es/ecma262/#array-index>
+pub fn array_index(key: &str) -> Option<u32> {
+    let n: u32 = key.parse().ok()?;
+    (n != u32::MAX && n.to_string() == key).then_some(n)
+}
+
+/// Puts an ordinary object's own keys in ECMAScript's order (step 2: array indices ascending;
+/// step 3: the other strings in the order they were made). A stable sort: only indices move.
+fn order_own_keys(props: &mut [(String, Value)]) {
+    props.sort_by_key(|(k, _)| match array_index(k) {
+        Some(i) => (0, i),
+        None => (1, 0),
+    });
 }
 
 /// Number::toString for the values JSON needs; non-finite numbers serialize as `null`.
@@ -639,5 +704,24 @@ mod tests {
             .is_err());
         assert_eq!(Value::number(f64::NAN).to_json_string().unwrap(), "null");
         assert_eq!(number_to_js_string(1e21), "1e+21");
+    }
+
+    #[test]
+    fn objects_keep_ecmascript_own_key_order() {
+        // OrdinaryOwnPropertyKeys: array indices first, ascending, then strings as made.
+        let v = Value::object(vec![
+            ("b".into(), Value::number(1.0)),
+            ("2".into(), Value::number(2.0)),
+            ("a".into(), Value::number(3.0)),
+            ("10".into(), Value::number(4.0)),
+            ("01".into(), Value::number(5.0)),
+            ("b".into(), Value::number(6.0)),
+        ]);
+        assert_eq!(
+            v.to_json_string().unwrap(),
+            r#"{"2":2,"10":4,"b":6,"a":3,"01":5}"#
+        );
+        assert_eq!(array_index("4294967295"), None);
+        assert_eq!(array_index("4294967294"), Some(4294967294));
     }
 }

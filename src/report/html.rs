@@ -23,11 +23,18 @@ use crate::engine::trace::Lane;
 use crate::explore::Exploration;
 use crate::scenario::{FileResult, Status, SubtestResult};
 
-const TITLE_W: u32 = 220;
+const TITLE_W: u32 = 200;
+/// A column's width: as wide as this at most, narrower (to [`MIN_SLOT_W`]) so that the whole
+/// timeline fits [`FIT_W`]; a longer one scrolls, or is zoomed to fit with the section's button.
 const SLOT_W: u32 = 136;
-const JUMP_W: u32 = 40;
+const MIN_SLOT_W: u32 = 60;
+/// The canvas width that fits a 1400 px window (the page's margins and border taken off).
+const FIT_W: u32 = 1350;
+const JUMP_W: u32 = 58;
 const AXIS_H: u32 = 30;
-const LANE_H: u32 = 64;
+const LANE_H: u32 = 112;
+/// The widest a box grows into the free columns after it.
+const MAX_BOX_W: u32 = 340;
 const BAND_H: u32 = 22;
 const SPAN_H: u32 = 26;
 const CHECK_H: u32 = 20;
@@ -67,19 +74,20 @@ section.timeline > h2 .status { font-size: 12px; padding: 1px 6px; border-radius
 .canvas { position: relative; }
 .row { position: absolute; left: 0; border-top: 1px solid #eee; }
 .row.lane { border-top: 1px solid #cfcfcf; }
-.row-title { position: absolute; left: 0; top: 0; width: 220px; height: 100%; padding: 4px 8px; background: #f4f4f6; border-right: 1px solid #ddd; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; z-index: 2; }
+.row-title { position: absolute; left: 0; top: 0; width: 200px; height: 100%; padding: 4px 8px; background: #f4f4f6; border-right: 1px solid #ddd; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; z-index: 2; }
 .row.lane .row-title { font-weight: 600; }
 .row-title .lane-kind { font-size: 10px; font-weight: 400; color: #666; text-transform: uppercase; letter-spacing: .04em; }
-.row-title .lane-name { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.row.band .row-title, .row.spans .row-title, .row.checks .row-title { color: #555; padding-left: 22px; font-size: 12px; }
+.row-title .lane-name { white-space: normal; overflow-wrap: anywhere; }
+.row.band .row-title, .row.spans .row-title, .row.checks .row-title { color: #555; padding-left: 16px; font-size: 11px; }
 .axis { position: absolute; top: 0; height: 30px; font-size: 11px; color: #444; }
 .tick { position: absolute; top: 8px; white-space: nowrap; }
 .jump { position: absolute; top: 30px; bottom: 0; background: repeating-linear-gradient(135deg, #f3f3f3 0 4px, #e6e6e6 4px 8px); border-left: 1px dashed #aaa; border-right: 1px dashed #aaa; z-index: 1; }
 .jump span { position: absolute; top: -26px; left: 0; right: 0; text-align: center; font-size: 11px; color: #8a4b00; font-weight: 600; }
-.unit { position: absolute; height: 54px; top: 5px; border-radius: 5px; padding: 3px 6px; overflow: hidden; cursor: pointer; border: 1px solid rgba(0,0,0,.18); z-index: 3; }
+.unit { position: absolute; height: 102px; top: 5px; border-radius: 5px; padding: 3px 6px; overflow: hidden; cursor: pointer; border: 1px solid rgba(0,0,0,.18); z-index: 3; }
 .unit .k { font-size: 11px; font-weight: 700; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .unit .k .n { color: #555; font-weight: 400; margin-left: 4px; }
-.unit .w, .unit .s { font-size: 11px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.unit .w, .unit .s { font-size: 11px; line-height: 1.25; white-space: normal; overflow-wrap: anywhere; overflow: hidden; display: -webkit-box; -webkit-box-orient: vertical; }
+.unit .w { -webkit-line-clamp: 2; } .unit .s { -webkit-line-clamp: 4; }
 .unit .s { color: #333; font-style: italic; }
 .unit.task { background: #d6e6ff; } .unit.microtask { background: #eadcff; } .unit.parallel { background: #ffe2bf; }
 .unit.timer { background: #e9e9e9; } .unit.harness { background: #f7f7f7; border-style: dashed; }
@@ -92,6 +100,9 @@ section.timeline > h2 .status { font-size: 12px; padding: 1px 6px; border-radius
 .band-seg.inactive { background: repeating-linear-gradient(135deg, var(--inactive) 0 5px, #f1f1f1 5px 10px); color: #444; }
 .span { position: absolute; top: 3px; height: 20px; border-radius: 10px; font-size: 11px; padding: 2px 8px; white-space: nowrap; overflow: visible; background: #fff3e0; border: 1px solid #e0a050; z-index: 2; }
 .span .queued { color: #777; }
+.span.narrow { overflow: visible; } .span.narrow .span-text { position: absolute; right: 6px; top: 2px; background: #fff3e0; padding: 0 4px; border-radius: 8px; }
+.axis-title { position: absolute; left: 8px; top: 8px; color: #555; font-style: italic; }
+button.fit { font-size: 11px; margin-left: 10px; }
 .span .outcome { font-weight: 700; margin-left: 6px; padding: 0 5px; border-radius: 3px; color: white; }
 .outcome.ready { background: var(--pass); } .outcome.timed-out { background: #e65100; } .outcome.navigated, .outcome.destroyed { background: #6a1b9a; } .outcome.pending { background: #777; }
 .span-queued { position: absolute; top: 8px; height: 8px; border-top: 2px dotted #e0a050; }
@@ -102,8 +113,11 @@ section.timeline > h2 .status { font-size: 12px; padding: 1px 6px; border-radius
 svg.causes { position: absolute; left: 0; top: 0; pointer-events: none; z-index: 2; }
 svg.causes path { fill: none; stroke: #607d8b; stroke-width: 1.2; opacity: .55; }
 svg.causes path.hot { stroke: #1565c0; stroke-width: 2.2; opacity: 1; }
-aside#detail { position: sticky; bottom: 0; margin: 0; background: #263238; color: #eceff1; max-height: 34vh; overflow: auto; padding: 8px 20px; }
+aside#detail { display: none; position: fixed; left: 0; right: 0; bottom: 0; margin: 0; background: #263238; color: #eceff1; max-height: 34vh; overflow: auto; padding: 8px 20px; }
 aside#detail pre { margin: 0; white-space: pre-wrap; }
+aside#detail button { float: right; }
+body.detail-open aside#detail { display: block; }
+body.detail-open { padding-bottom: 36vh; }
 .legend { margin: 4px 20px 10px; color: #444; font-size: 12px; }
 .legend span.key { display: inline-block; width: 14px; height: 10px; border-radius: 2px; vertical-align: middle; margin: 0 3px 0 10px; border: 1px solid rgba(0,0,0,.2); }
 table.suite { border-collapse: collapse; margin: 8px 20px; background: white; }
@@ -121,7 +135,19 @@ const SCRIPT: &str = r#"
     document.querySelectorAll('.selected').forEach(e => e.classList.remove('selected'));
     el.classList.add('selected');
     if (detail) detail.textContent = el.getAttribute('data-lines') || el.getAttribute('title') || '';
+    // The panel opens only when asked for, and the page makes room below the lanes for it.
+    document.body.classList.add('detail-open');
   }
+  const close = document.querySelector('#detail button');
+  if (close) close.addEventListener('click', () => document.body.classList.remove('detail-open'));
+  document.querySelectorAll('button.fit').forEach(b => {
+    b.addEventListener('click', () => {
+      const scroll = b.closest('section').querySelector('.scroll');
+      const canvas = scroll.querySelector('.canvas');
+      if (canvas.style.zoom) { canvas.style.zoom = ''; b.textContent = 'zoom to fit'; }
+      else { canvas.style.zoom = Math.min(1, scroll.clientWidth / canvas.offsetWidth); b.textContent = 'actual size'; }
+    });
+  });
   document.querySelectorAll('.unit, .expectation').forEach(el => {
     el.addEventListener('click', () => show(el));
     el.addEventListener('mouseenter', () => {
@@ -150,6 +176,15 @@ const SCRIPT: &str = r#"
         (seen[u.dataset.lane] = seen[u.dataset.lane] || []).push({left: r.left, right: r.right, id: u.id});
       });
     });
+    // Nothing covers a lane: the detail panel shows only once a box is clicked.
+    const panel = document.querySelector('#detail');
+    if (panel && getComputedStyle(panel).display !== 'none') {
+      const p = panel.getBoundingClientRect();
+      document.querySelectorAll('.row.lane').forEach(l => {
+        const r = l.getBoundingClientRect();
+        if (r.bottom > p.top && r.top < p.bottom) problems.push('the detail panel covers lane ' + l.dataset.lane);
+      });
+    }
     const out = {
       sections: Array.from(document.querySelectorAll('section.timeline')).map(s => s.dataset.profile),
       lanes: Array.from(document.querySelectorAll('section.timeline:first-of-type .row.lane')).map(l => l.dataset.lane),
@@ -161,6 +196,8 @@ const SCRIPT: &str = r#"
       settles: count('.settle'),
       causes: count('svg.causes path'),
       differs: count('.differs'),
+      // Every box's label as shown, for the check that the steps are read without a hover.
+      labels: Array.from(document.querySelectorAll('.unit .s')).map(e => ({text: e.textContent, cut: e.scrollHeight > e.clientHeight + 1})),
       // What a window must be to show every timeline whole.
       width: Math.max(document.documentElement.scrollWidth, ...Array.from(document.querySelectorAll('.canvas')).map(c => c.offsetWidth + 44)),
       height: document.documentElement.scrollHeight,
@@ -182,20 +219,31 @@ fn page(title: &str, body: &str, detail: bool) -> String {
         escape(title)
     );
     if detail {
-        out.push_str("<aside id=\"detail\"><pre>Click a box or an expectation to keep its trace lines here; hover shows them.</pre></aside>\n");
+        out.push_str(
+            "<aside id=\"detail\"><button type=\"button\">close</button><pre></pre></aside>\n",
+        );
     }
     let _ = write!(out, "<script>{SCRIPT}</script>\n</body>\n</html>\n");
     out
 }
 
-/// Where each slot starts, and the clock jumps before it.
+/// Where each slot starts, the clock jumps before it, and the columns' width.
 struct Axis {
     x: Vec<u32>,
     jumps: Vec<(u32, u64, u64)>,
     width: u32,
+    slot_w: u32,
 }
 
+/// The time axis is compressed: a column per unit, in the order they ran, whatever virtual
+/// time passes between them, and a jump of the clock a narrow hatched gap labelled with how
+/// long it is. Columns narrow (down to [`MIN_SLOT_W`]) for the timeline to fit [`FIT_W`].
 fn axis(t: &Timeline) -> Axis {
+    let jumps_count = t.slots.windows(2).filter(|w| w[1] > w[0]).count() as u32;
+    // One column more after the last, for the labels that run past it (expectations).
+    let columns = t.slots.len() as u32 + 1;
+    let room = FIT_W.saturating_sub(TITLE_W + 8 + jumps_count * JUMP_W);
+    let slot_w = (room / columns.max(1)).clamp(MIN_SLOT_W, SLOT_W);
     let mut x = Vec::new();
     let mut jumps = Vec::new();
     let mut at = TITLE_W + 8;
@@ -205,13 +253,24 @@ fn axis(t: &Timeline) -> Axis {
             at += JUMP_W;
         }
         x.push(at);
-        at += SLOT_W;
+        at += slot_w;
     }
-    // Room after the last column for the labels that run past it (expectations, outcomes).
     Axis {
         x,
         jumps,
-        width: at + SLOT_W,
+        width: at + slot_w,
+        slot_w,
+    }
+}
+
+/// How long a jump of the clock is, short enough for its gap: `+100 ms`, `+4.9 s`.
+fn jump_label(ms: u64) -> String {
+    if ms < 1000 {
+        format!("+{ms} ms")
+    } else if ms % 1000 == 0 {
+        format!("+{} s", ms / 1000)
+    } else {
+        format!("+{:.1} s", ms as f64 / 1000.0)
     }
 }
 
@@ -250,6 +309,7 @@ fn outcome_class(outcome: &str) -> &'static str {
 /// One profile's timeline, as a `<section>`; `differs[i]`: unit i ran under no other profile.
 fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], id: &str) -> String {
     let ax = axis(t);
+    let slot_w = ax.slot_w;
     let mut rows = String::new();
     let mut y = AXIS_H;
     let mut lane_y: BTreeMap<usize, u32> = BTreeMap::new();
@@ -279,14 +339,31 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
     for (li, lane) in t.lanes.iter().enumerate() {
         // The lane and its boxes.
         let mut inner = String::new();
-        for (ui, u) in t.units.iter().enumerate().filter(|(_, u)| u.lane == li) {
+        // A box takes its column, and the free columns after it in its lane up to the next
+        // jump of the clock (at most [`MAX_BOX_W`]), so that its steps read without a hover.
+        let in_lane: Vec<usize> = (0..t.units.len())
+            .filter(|&ui| t.units[ui].lane == li)
+            .collect();
+        for (k, &ui) in in_lane.iter().enumerate() {
+            let u = &t.units[ui];
+            let x = ax.x[u.slot];
+            // Never across a jump of the clock: a box is one instant.
+            let next_jump = ax.jumps.iter().map(|j| j.0).find(|&j| j > x);
+            let next = in_lane
+                .get(k + 1)
+                .map_or(ax.width - 2, |&n| ax.x[t.units[n].slot])
+                .min(next_jump.map_or(u32::MAX, |j| j + 4));
+            let width = (next.saturating_sub(x + 6))
+                .min(MAX_BOX_W.max(slot_w - 6))
+                .max(slot_w - 6);
             inner.push_str(&unit_box(
                 u,
                 ui,
-                ax.x[u.slot],
+                x,
                 differs.get(ui) == Some(&true),
                 id,
                 &lane.title(),
+                width,
             ));
         }
         for s in t.settles.iter().filter(|s| s.lane == li) {
@@ -294,7 +371,7 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
                 inner,
                 "<div class=\"settle {}\" style=\"left:{}px\" title=\"{} (realm {}) {}\">{} {}</div>",
                 if s.fulfilled { "fulfilled" } else { "rejected" },
-                ax.x[s.slot] + SLOT_W - 70,
+                ax.x[s.slot] + slot_w - 70,
                 escape(&s.promise),
                 escape(&s.realm),
                 if s.fulfilled { "fulfilled" } else { "rejected" },
@@ -344,7 +421,7 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
                     c.line,
                     ax.x[c.slot] + 4,
                     2 + *k * CHECK_H,
-                    2 * SLOT_W - 12,
+                    ax.width.saturating_sub(ax.x[c.slot] + 12),
                     escape(&lines),
                     escape(&lines),
                     match (c.passed, c.sometimes) {
@@ -358,15 +435,7 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
                 *k += 1;
             }
             let h = per_slot.values().max().copied().unwrap_or(1) * CHECK_H + 4;
-            row(
-                &mut rows,
-                "checks",
-                y,
-                h,
-                "",
-                "expectations, where checked",
-                &inner,
-            );
+            row(&mut rows, "checks", y, h, "", "expectations", &inner);
             y += h;
         }
         // Under an event loop: its documents' tools-ready.
@@ -386,7 +455,7 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
                     (false, r) => format!("not fully active (tools-ready {r})"),
                 };
                 let left = ax.x[s.from];
-                let right = ax.x[s.to] + SLOT_W;
+                let right = ax.x[s.to] + slot_w;
                 let _ = write!(
                     inner,
                     "<div class=\"band-seg {state}\" data-document=\"{}\" data-state=\"{state}\" style=\"left:{left}px;width:{}px\" title=\"{}: {text}\">{text}</div>",
@@ -410,7 +479,7 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
         for s in t.spans.iter().filter(|s| s.lane == li) {
             let left = ax.x[s.asked];
             let begin = ax.x[s.from];
-            let end = s.to.map(|to| ax.x[to] + SLOT_W).unwrap_or(ax.width - 8);
+            let end = s.to.map(|to| ax.x[to] + slot_w).unwrap_or(ax.width - 8);
             let outcome = s.outcome.clone().unwrap_or_else(|| "still waiting".into());
             let queued = if begin > left {
                 format!(
@@ -422,10 +491,14 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
             } else {
                 String::new()
             };
+            let width = end.saturating_sub(begin + 4).max(40);
+            // A span too short for its label and outcome has them end where it ends, running
+            // back over the time before it, never past the canvas.
+            let text_w = (s.label.chars().count() + outcome.chars().count()) as u32 * 7 + 40;
             let inner = format!(
-                "{queued}<div class=\"span {}\" style=\"left:{begin}px;width:{}px\" title=\"{}: {}\"><span class=\"label\">{}</span><span class=\"outcome {}\">{}</span></div>",
+                "{queued}<div class=\"span {}{}\" style=\"left:{begin}px;width:{width}px\" title=\"{}: {}\"><span class=\"span-text\"><span class=\"label\">{}</span><span class=\"outcome {}\">{}</span></span></div>",
                 if s.observation { "observation" } else { "wait" },
-                end.saturating_sub(begin + 4).max(40),
+                if text_w > width { " narrow" } else { "" },
                 escape(&s.label),
                 escape(&outcome),
                 escape(&s.label),
@@ -437,7 +510,9 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
         }
     }
     // The time axis, and the clock's jumps.
-    let mut axis_html = String::new();
+    let mut axis_html = String::from(
+        "<div class=\"axis-title\" title=\"a column per unit, in the order they ran; a hatched gap is the clock jumping, labelled with how far\">virtual time, compressed</div>",
+    );
     let mut last: Option<u64> = None;
     for (i, &time) in t.slots.iter().enumerate() {
         if last != Some(time) {
@@ -453,8 +528,8 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
     for (x, from, to) in &ax.jumps {
         let _ = write!(
             jumps,
-            "<div class=\"jump\" style=\"left:{x}px;width:{JUMP_W}px\" title=\"the clock jumps from {from} ms to {to} ms\"><span>+{}</span></div>",
-            to - from
+            "<div class=\"jump\" style=\"left:{x}px;width:{JUMP_W}px\" title=\"the clock jumps from {from} ms to {to} ms\"><span>{}</span></div>",
+            jump_label(to - from)
         );
     }
     // What made each unit runnable, across lanes.
@@ -468,7 +543,7 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
         let (Some(y1), Some(y2)) = (lane_y.get(&cause.lane), lane_y.get(&u.lane)) else {
             continue;
         };
-        let x1 = ax.x[cause.slot] + SLOT_W - 8;
+        let x1 = ax.x[cause.slot] + slot_w - 8;
         let y1 = y1 + LANE_H / 2;
         let x2 = ax.x[u.slot] + 2;
         let y2 = y2 + LANE_H / 2;
@@ -480,12 +555,17 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
     }
     let status = sub.status.name();
     format!(
-        "<section class=\"timeline\" data-profile=\"{}\">\n<h2>profile {}<span class=\"status {status}\">{status}</span> <span class=\"mono\" style=\"font-weight:400;color:#555\">schedule {} · {} units · {} ms virtual</span></h2>\n<div class=\"scroll\"><div class=\"canvas\" style=\"width:{}px;height:{}px\">\n<div class=\"axis\" style=\"width:{}px\">{axis_html}</div>\n{jumps}\n{rows}<svg class=\"causes\" width=\"{}\" height=\"{y}\"><defs><marker id=\"{id}-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" style=\"fill:#607d8b;stroke:none\"/></marker></defs>{paths}</svg>\n</div></div>\n</section>\n",
+        "<section class=\"timeline\" data-profile=\"{}\">\n<h2>profile {}<span class=\"status {status}\">{status}</span> <span class=\"mono\" style=\"font-weight:400;color:#555\">schedule {} · {} units · {} ms virtual</span>{}</h2>\n<div class=\"scroll\"><div class=\"canvas\" style=\"width:{}px;height:{}px\">\n<div class=\"axis\" style=\"width:{}px\">{axis_html}</div>\n{jumps}\n{rows}<svg class=\"causes\" width=\"{}\" height=\"{y}\"><defs><marker id=\"{id}-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" style=\"fill:#607d8b;stroke:none\"/></marker></defs>{paths}</svg>\n</div></div>\n</section>\n",
         escape(profile),
         escape(profile),
         escape(&sub.schedule),
         sub.units,
         sub.time,
+        if ax.width > FIT_W {
+            "<button class=\"fit\" type=\"button\">zoom to fit</button>"
+        } else {
+            ""
+        },
         ax.width,
         y + 4,
         ax.width,
@@ -493,7 +573,15 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
     )
 }
 
-fn unit_box(u: &Unit, ui: usize, x: u32, differs: bool, id: &str, lane: &str) -> String {
+fn unit_box(
+    u: &Unit,
+    ui: usize,
+    x: u32,
+    differs: bool,
+    id: &str,
+    lane: &str,
+    width: u32,
+) -> String {
     let class = kind_class(&u.kind);
     let lines = u.lines.join("\n");
     let what = if u.what.is_empty() {
@@ -507,13 +595,8 @@ fn unit_box(u: &Unit, ui: usize, x: u32, differs: bool, id: &str, lane: &str) ->
         .filter(|_| class != "harness")
         .map(|(_, rest)| rest.to_string())
         .unwrap_or(what.clone());
-    let steps = if u.steps.is_empty() {
-        String::new()
-    } else if u.steps.len() == 1 {
-        u.steps[0].clone()
-    } else {
-        format!("{} (+{} more)", u.steps[0], u.steps.len() - 1)
-    };
+    // Every algorithm and its steps, wrapped in the box (the trace lines are the hover's).
+    let steps = u.steps.join("; ");
     let choice = u
         .choice
         .as_ref()
@@ -535,7 +618,7 @@ fn unit_box(u: &Unit, ui: usize, x: u32, differs: bool, id: &str, lane: &str) ->
         escape(&u.kind),
         escape(lane),
         u.number.map(|n| n.to_string()).unwrap_or_default(),
-        SLOT_W - 6,
+        width,
         escape(&lines),
         escape(&lines),
         escape(&u.kind),
@@ -565,10 +648,10 @@ fn outcome_table(runs: &[(String, &SubtestResult)]) -> String {
             out,
             "<tr{}><td class=\"mono\">{}</td>",
             if differs { " class=\"differs\"" } else { "" },
-            escape(k)
+            escape(&k)
         );
         for v in vals {
-            let _ = write!(out, "<td class=\"mono\">{}</td>", escape(v));
+            let _ = write!(out, "<td class=\"mono\">{}</td>", escape(&v));
         }
         out.push_str("</tr>\n");
     }
@@ -576,7 +659,7 @@ fn outcome_table(runs: &[(String, &SubtestResult)]) -> String {
     out
 }
 
-const LEGEND: &str = "<div class=\"legend\">boxes: <span class=\"key\" style=\"background:#d6e6ff\"></span>task <span class=\"key\" style=\"background:#eadcff\"></span>microtask <span class=\"key\" style=\"background:#ffe2bf\"></span>in parallel <span class=\"key\" style=\"background:#e9e9e9\"></span>timer <span class=\"key\" style=\"background:#f7f7f7\"></span>harness · tools-ready: <span class=\"key\" style=\"background:var(--ready)\"></span>true <span class=\"key\" style=\"background:var(--not-ready)\"></span>false <span class=\"key\" style=\"background:repeating-linear-gradient(135deg,#d8d8d8 0 3px,#f1f1f1 3px 6px)\"></span>not fully active · arrows: what made a unit runnable · <i>choice 1/2</i>: the first of two runnable units was taken · expectations: \u{2713} holds, \u{2717} fails, ~ an <code>expect sometimes</code> this schedule does not reach · columns are units in the order they ran; a hatched gap is the clock jumping</div>\n";
+const LEGEND: &str = "<div class=\"legend\">boxes: <span class=\"key\" style=\"background:#d6e6ff\"></span>task <span class=\"key\" style=\"background:#eadcff\"></span>microtask <span class=\"key\" style=\"background:#ffe2bf\"></span>in parallel <span class=\"key\" style=\"background:#e9e9e9\"></span>timer <span class=\"key\" style=\"background:#f7f7f7\"></span>harness · tools-ready: <span class=\"key\" style=\"background:var(--ready)\"></span>true <span class=\"key\" style=\"background:var(--not-ready)\"></span>false <span class=\"key\" style=\"background:repeating-linear-gradient(135deg,#d8d8d8 0 3px,#f1f1f1 3px 6px)\"></span>not fully active · arrows: what made a unit runnable · <i>choice 1/2</i>: the first of two runnable units was taken · expectations: \u{2713} holds, \u{2717} fails, ~ an <code>expect sometimes</code> this schedule does not reach · the time axis is compressed: columns are units in the order they ran, a hatched gap is the clock jumping (labelled with how far) · hover a box for its trace lines, click to keep them in a panel</div>\n";
 
 /// The timeline page of one subtest under each profile (`runs`, one above the other).
 /// `replay`: the command that prints this page again.

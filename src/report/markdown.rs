@@ -265,13 +265,13 @@ pub fn report(r: &Report, runs: &[(String, &SubtestResult)]) -> String {
     for (k, vals, differs) in super::outcome_rows(&outcomes) {
         any_differs |= differs;
         let key = if differs {
-            format!("**{}**", cell(k))
+            format!("**{}**", cell(&k))
         } else {
-            cell(k)
+            cell(&k)
         };
         let _ = write!(out, "| {key} |");
         for v in vals {
-            let _ = write!(out, " {} |", markdown_cell_code(v));
+            let _ = write!(out, " {} |", markdown_cell_code(&v));
         }
         out.push('\n');
     }

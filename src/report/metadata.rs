@@ -12,16 +12,21 @@
 //!       PASS
 //! ```
 //!
-//! A file's path is its test ID with `.ini` added (`DIR/webmcp/readiness/child-frames.https.html.ini`).
-//! A value is a status or a list of them: the first is the expected one, the rest are known
-//! intermittent. A key may have conditions on the run's `profile` (wptrunner's conditional
-//! values: `if profile == "NAME": VALUE`, joined with `or`; the first that holds wins, a line
-//! with no `if` is the default); other conditions are not understood. Keys other than
-//! `expected` are read and left alone.
+//! A file's path is its test ID with `.ini` added
+//! (`DIR/webmcp/webmcp-ref/readiness/child-frames.tentative.https.html.ini`). A value is a
+//! status or a list of them: the first is the expected one, the rest are known intermittent. A
+//! key may have conditions, in wptrunner's language (`if os == "linux" and not debug: FAIL`:
+//! `==`, `!=`, `not`, `and`, `or`, parentheses, strings, numbers, and the run's properties by
+//! name), evaluated against the run's `run_info` as the wptreport writes it
+//! ([`crate::report::wpt::run_info`]: `product`, `os`, `debug`, `profile`, each switch of the
+//! profile with `_` for `-`...). The first condition that holds wins, a line with no `if` is the
+//! default, and a condition naming a property the run does not have does not hold, as in
+//! wptrunner. Keys other than `expected` are read and left alone.
 //!
-//! A subtest with no entry is expected to pass, or to be PRECONDITION_FAILED where the profile
-//! lacks what its file `requires:`; a file with no entry is expected to be OK. Only what
-//! differs from that is written.
+//! As in wptrunner, a subtest with no entry is expected to PASS and a file with no entry to be
+//! OK, so a subtest that is PRECONDITION_FAILED because its profile lacks what the file
+//! `requires:` has an entry saying so. Only what differs from that is written; what webmcp-ref
+//! writes (conditions on `profile`) and what wptrunner's updater writes read the same in both.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -29,7 +34,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::wpt::{default_subtest_expectation, subtest_status, test_id_under, test_status};
+use super::wpt::{result_test_id, subtest_status, test_status, SUBTEST_DEFAULT, TEST_DEFAULT};
 use crate::scenario::FileResult;
 
 /// The statuses a wptreport result may have.
@@ -91,27 +96,307 @@ impl Expectation {
     }
 }
 
-/// A value with its conditions, in the order written: `(profiles, expectation)`, where no
-/// profiles is the default.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The properties of a run that conditions read: the wptreport's `run_info`.
+pub type RunInfo = serde_json::Map<String, serde_json::Value>;
+
+/// The run's profile, as its `run_info` names it.
+pub fn profile_of(info: &RunInfo) -> &str {
+    info.get("profile")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("")
+}
+
+/// A condition of wptrunner's metadata language, with the text it was read from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Condition {
+    pub text: String,
+    expr: Expr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Expr {
+    /// A property of the run.
+    Var(String),
+    Str(String),
+    Num(f64),
+    Not(Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BinaryOp {
+    Eq,
+    Ne,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    /// wptmanifest's precedence: `==` binds tightest, then `!=`, `not`, `and`, `or`.
+    fn precedence(self) -> u8 {
+        match self {
+            BinaryOp::Eq => 5,
+            BinaryOp::Ne => 4,
+            BinaryOp::And => 2,
+            BinaryOp::Or => 1,
+        }
+    }
+}
+const NOT_PRECEDENCE: u8 = 3;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Token {
+    Ident(String),
+    Str(String),
+    Num(f64),
+    Op(String),
+    Open,
+    Close,
+}
+
+/// A condition's tokens, up to the `:` that ends it; returns them and the rest of the line.
+fn tokens(line: &str) -> Result<(Vec<Token>, &str), String> {
+    let mut out = Vec::new();
+    let mut chars = line.char_indices().peekable();
+    while let Some(&(i, c)) = chars.peek() {
+        match c {
+            ' ' => {
+                chars.next();
+            }
+            ':' => return Ok((out, &line[i + 1..])),
+            '(' => {
+                chars.next();
+                out.push(Token::Open);
+            }
+            ')' => {
+                chars.next();
+                out.push(Token::Close);
+            }
+            '"' | '\'' => {
+                chars.next();
+                let mut text = String::new();
+                loop {
+                    match chars.next() {
+                        Some((_, '\\')) => match chars.next() {
+                            Some((_, 'n')) => text.push('\n'),
+                            Some((_, 't')) => text.push('\t'),
+                            Some((_, other)) => text.push(other),
+                            None => return Err("a string ends before its closing quote".into()),
+                        },
+                        Some((_, q)) if q == c => break,
+                        Some((_, other)) => text.push(other),
+                        None => return Err("a string ends before its closing quote".into()),
+                    }
+                }
+                out.push(Token::Str(text));
+            }
+            '=' | '!' => {
+                let mut op = String::new();
+                while let Some(&(_, c)) = chars.peek() {
+                    if c != '=' && c != '!' {
+                        break;
+                    }
+                    op.push(c);
+                    chars.next();
+                }
+                if op != "==" && op != "!=" {
+                    return Err(format!("unknown operator {op:?} (`==` or `!=`)"));
+                }
+                out.push(Token::Op(op));
+            }
+            '0'..='9' => {
+                let mut number = String::new();
+                while let Some(&(_, c)) = chars.peek() {
+                    if !(c.is_ascii_digit() || c == '.') {
+                        break;
+                    }
+                    number.push(c);
+                    chars.next();
+                }
+                out.push(Token::Num(
+                    number
+                        .parse()
+                        .map_err(|_| format!("{number:?} is not a number"))?,
+                ));
+            }
+            '#' => return Err("a comment before the end of a condition".into()),
+            _ => {
+                let mut ident = String::new();
+                while let Some(&(_, c)) = chars.peek() {
+                    if " :()[]=!'\".".contains(c) {
+                        break;
+                    }
+                    ident.push(c);
+                    chars.next();
+                }
+                if ident.is_empty() {
+                    return Err(format!("unexpected {c:?} in a condition"));
+                }
+                out.push(match ident.as_str() {
+                    "and" | "or" | "not" => Token::Op(ident),
+                    _ => Token::Ident(ident),
+                });
+            }
+        }
+    }
+    Err("a condition is followed by `: VALUE`".into())
+}
+
+struct ExprParser {
+    tokens: Vec<Token>,
+    at: usize,
+}
+
+impl ExprParser {
+    fn next(&mut self) -> Option<Token> {
+        let t = self.tokens.get(self.at).cloned();
+        self.at += 1;
+        t
+    }
+
+    fn peek_binary(&self) -> Option<BinaryOp> {
+        match self.tokens.get(self.at) {
+            Some(Token::Op(op)) => match op.as_str() {
+                "==" => Some(BinaryOp::Eq),
+                "!=" => Some(BinaryOp::Ne),
+                "and" => Some(BinaryOp::And),
+                "or" => Some(BinaryOp::Or),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn expr(&mut self, min: u8) -> Result<Expr, String> {
+        let mut left = match self.next() {
+            Some(Token::Op(op)) if op == "not" => Expr::Not(Box::new(self.expr(NOT_PRECEDENCE)?)),
+            Some(Token::Open) => {
+                let inner = self.expr(0)?;
+                if self.next() != Some(Token::Close) {
+                    return Err("a `(` without its `)`".into());
+                }
+                inner
+            }
+            // `True` and `False` are values' atoms, not a condition's: in a condition,
+            // wptrunner reads them as properties of the run (which it has none of).
+            Some(Token::Ident(name)) => Expr::Var(name),
+            Some(Token::Str(s)) => Expr::Str(s),
+            Some(Token::Num(n)) => Expr::Num(n),
+            Some(other) => return Err(format!("unexpected {other:?} in a condition")),
+            None => return Err("a condition ends where a value was expected".into()),
+        };
+        while let Some(op) = self.peek_binary() {
+            if op.precedence() <= min {
+                break;
+            }
+            self.at += 1;
+            let right = self.expr(op.precedence())?;
+            left = Expr::Binary(op, Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+}
+
+/// A property's value, or a literal's.
+fn value_of(expr: &Expr, info: &RunInfo) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    Some(match expr {
+        Expr::Var(name) => info.get(name)?.clone(),
+        Expr::Str(s) => Value::String(s.clone()),
+        Expr::Num(n) => serde_json::json!(n),
+        Expr::Not(e) => Value::Bool(!truthy(&value_of(e, info)?)),
+        Expr::Binary(op, a, b) => {
+            let (a, b) = (value_of(a, info)?, value_of(b, info)?);
+            Value::Bool(match op {
+                BinaryOp::Eq => same(&a, &b),
+                BinaryOp::Ne => !same(&a, &b),
+                BinaryOp::And => truthy(&a) && truthy(&b),
+                BinaryOp::Or => truthy(&a) || truthy(&b),
+            })
+        }
+    })
+}
+
+fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+fn truthy(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+impl Condition {
+    /// Reads a condition (after its `if `): the condition, and the text after its `:`.
+    pub fn parse(text: &str) -> Result<(Condition, &str), String> {
+        let (tokens, rest) = tokens(text)?;
+        let mut parser = ExprParser { tokens, at: 0 };
+        let expr = parser.expr(0)?;
+        if let Some(t) = parser.next() {
+            return Err(format!("unexpected {t:?} after a condition"));
+        }
+        let consumed = text.len() - rest.len() - 1;
+        Ok((
+            Condition {
+                text: text[..consumed].trim().to_string(),
+                expr,
+            },
+            rest,
+        ))
+    }
+
+    /// The condition that holds under these profiles: `profile == "a" or profile == "b"`.
+    pub fn profiles(names: &[String]) -> Condition {
+        let text = names
+            .iter()
+            .map(|p| format!("profile == {p:?}"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let parsed = Condition::parse(&format!("{text}:")).map(|(c, _)| c.expr);
+        Condition {
+            expr: parsed.unwrap_or(Expr::Num(0.0)),
+            text,
+        }
+    }
+
+    /// Whether it holds for a run: a property the run lacks makes it false (wptrunner's
+    /// KeyError).
+    pub fn holds(&self, info: &RunInfo) -> bool {
+        value_of(&self.expr, info).is_some_and(|v| truthy(&v))
+    }
+}
+
+/// A value with its conditions, in the order written: `(condition, expectation)`, where no
+/// condition is the default.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Conditional {
-    pub cases: Vec<(Vec<String>, Expectation)>,
+    pub cases: Vec<(Option<Condition>, Expectation)>,
     /// The line of the key, for messages.
     pub line: u32,
 }
 
 impl Conditional {
-    /// The expectation under a profile: the first case that holds.
-    pub fn under(&self, profile: &str) -> Option<&Expectation> {
+    /// The expectation for a run: the first case that holds.
+    pub fn under(&self, info: &RunInfo) -> Option<&Expectation> {
         self.cases
             .iter()
-            .find(|(profiles, _)| profiles.is_empty() || profiles.iter().any(|p| p == profile))
+            .find(|(c, _)| c.as_ref().is_none_or(|c| c.holds(info)))
             .map(|(_, e)| e)
     }
 }
 
 /// The metadata of one test file.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TestMetadata {
     /// The `.ini` file it was read from.
     pub path: String,
@@ -121,31 +406,26 @@ pub struct TestMetadata {
 }
 
 /// Every test file's metadata, by test ID.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Metadata {
     pub tests: BTreeMap<String, TestMetadata>,
 }
 
 impl Metadata {
-    /// What is expected of a file under a profile, when the metadata says.
-    pub fn test(&self, id: &str, profile: &str) -> Option<Expectation> {
-        self.tests
-            .get(id)?
-            .expected
-            .as_ref()?
-            .under(profile)
-            .cloned()
+    /// What is expected of a file in a run, when the metadata says.
+    pub fn test(&self, id: &str, info: &RunInfo) -> Option<Expectation> {
+        self.tests.get(id)?.expected.as_ref()?.under(info).cloned()
     }
 
-    /// What is expected of a subtest under a profile, when the metadata says.
-    pub fn subtest(&self, id: &str, name: &str, profile: &str) -> Option<Expectation> {
+    /// What is expected of a subtest in a run, when the metadata says.
+    pub fn subtest(&self, id: &str, name: &str, info: &RunInfo) -> Option<Expectation> {
         self.tests
             .get(id)?
             .subtests
             .iter()
             .find(|(n, _)| n == name)?
             .1
-            .under(profile)
+            .under(info)
             .cloned()
     }
 
@@ -334,7 +614,7 @@ pub fn parse(path: &str, id: &str, text: &str) -> Result<TestMetadata, MetadataE
                 return Err(err(start, format!("`{key}:` has no value")));
             }
         } else {
-            cases.push((Vec::new(), value.to_string()));
+            cases.push((None, value.to_string()));
             i += 1;
         }
         if key != "expected" {
@@ -342,7 +622,7 @@ pub fn parse(path: &str, id: &str, text: &str) -> Result<TestMetadata, MetadataE
         }
         let cases = cases
             .into_iter()
-            .map(|(profiles, v)| Ok((profiles, expectation(&v)?)))
+            .map(|(condition, v)| Ok((condition, expectation(&v)?)))
             .collect::<Result<Vec<_>, String>>()
             .map_err(|m| err(start, m))?;
         let conditional = Conditional {
@@ -364,54 +644,51 @@ pub fn parse(path: &str, id: &str, text: &str) -> Result<TestMetadata, MetadataE
     Ok(test)
 }
 
-/// One line of a conditional value: `if profile == "a" or profile == "b": VALUE`, or `VALUE`.
-fn case(line: &str) -> Result<(Vec<String>, String), String> {
+/// One line of a conditional value: `if CONDITION: VALUE`, or `VALUE`.
+fn case(line: &str) -> Result<(Option<Condition>, String), String> {
     let Some(cond) = line.strip_prefix("if ") else {
-        return Ok((Vec::new(), line.to_string()));
+        return Ok((None, line.to_string()));
     };
-    // The condition ends at the colon after its last quoted name.
-    let close = cond
-        .rfind(['"', '\''])
-        .ok_or("a condition names a profile: `if profile == \"NAME\": VALUE`")?;
-    let (expr, rest) = cond.split_at(close + 1);
-    let value = rest
-        .trim_start()
-        .strip_prefix(':')
-        .ok_or("a condition is followed by `: VALUE`")?
-        .trim();
-    let mut profiles = Vec::new();
-    for part in expr.split(" or ") {
-        let part = part.trim();
-        let name = part
-            .strip_prefix("profile")
-            .map(str::trim_start)
-            .and_then(|p| p.strip_prefix("=="))
-            .map(str::trim)
-            .and_then(|p| {
-                p.strip_prefix('"')
-                    .and_then(|p| p.strip_suffix('"'))
-                    .or_else(|| p.strip_prefix('\'').and_then(|p| p.strip_suffix('\'')))
-            })
-            .ok_or_else(|| {
-                format!("only conditions on the profile are understood (`profile == \"NAME\"`), not {part:?}")
-            })?;
-        profiles.push(name.to_string());
+    let (condition, value) = Condition::parse(cond)?;
+    Ok((Some(condition), value.trim().to_string()))
+}
+
+/// A value without its inline comment (`FAIL  # why`); a `#` inside quotes is kept.
+fn without_comment(value: &str) -> &str {
+    let mut quote = None;
+    for (i, c) in value.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '#') => return value[..i].trim_end(),
+            _ => {}
+        }
     }
-    Ok((profiles, value.to_string()))
+    value.trim_end()
 }
 
 fn expectation(value: &str) -> Result<Expectation, String> {
-    let items: Vec<&str> = match value.strip_prefix('[') {
+    let value = without_comment(value);
+    let unquote = |s: &str| {
+        s.strip_prefix('"')
+            .and_then(|s| s.strip_suffix('"'))
+            .or_else(|| s.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))
+            .unwrap_or(s)
+            .to_string()
+    };
+    let items: Vec<String> = match value.strip_prefix('[') {
         Some(list) => list
             .strip_suffix(']')
             .ok_or("a list ends with `]`")?
             .split(',')
-            .map(str::trim)
+            .map(|s| unquote(s.trim()))
+            .filter(|s| !s.is_empty())
             .collect(),
-        None => vec![value],
+        None => vec![unquote(value.trim())],
     };
     let mut out = Vec::new();
     for s in items {
+        let s = s.as_str();
         if !STATUSES.contains(&s) {
             return Err(format!(
                 "unknown status {s:?} (one of {})",
@@ -430,20 +707,19 @@ fn expectation(value: &str) -> Result<Expectation, String> {
 fn write_value(out: &mut String, indent: usize, c: &Conditional) {
     let pad = " ".repeat(indent);
     match c.cases.as_slice() {
-        [(profiles, e)] if profiles.is_empty() => {
+        [(None, e)] => {
             let _ = writeln!(out, "{pad}expected: {}", e.write());
         }
         cases => {
             let _ = writeln!(out, "{pad}expected:");
-            for (profiles, e) in cases {
-                if profiles.is_empty() {
-                    let _ = writeln!(out, "{pad}  {}", e.write());
-                } else {
-                    let cond: Vec<String> = profiles
-                        .iter()
-                        .map(|p| format!("profile == {p:?}"))
-                        .collect();
-                    let _ = writeln!(out, "{pad}  if {}: {}", cond.join(" or "), e.write());
+            for (condition, e) in cases {
+                match condition {
+                    None => {
+                        let _ = writeln!(out, "{pad}  {}", e.write());
+                    }
+                    Some(c) => {
+                        let _ = writeln!(out, "{pad}  if {}: {}", c.text, e.write());
+                    }
                 }
             }
         }
@@ -476,7 +752,7 @@ fn fold(per_profile: &[(String, Option<Expectation>)]) -> Option<Conditional> {
     if non_default.len() == per_profile.len() && non_default.windows(2).all(|w| w[0].1 == w[1].1) {
         let e = non_default[0].1.clone()?;
         return Some(Conditional {
-            cases: vec![(Vec::new(), e)],
+            cases: vec![(None, e)],
             line: 0,
         });
     }
@@ -489,7 +765,13 @@ fn fold(per_profile: &[(String, Option<Expectation>)]) -> Option<Conditional> {
             None => cases.push((vec![p.clone()], e.clone())),
         }
     }
-    Some(Conditional { cases, line: 0 })
+    Some(Conditional {
+        cases: cases
+            .into_iter()
+            .map(|(profiles, e)| (Some(Condition::profiles(&profiles)), e))
+            .collect(),
+        line: 0,
+    })
 }
 
 /// The expectation to write for a result: `None` when it is the default. The metadata read
@@ -508,7 +790,7 @@ fn to_write(status: &str, default: &str, previous: Option<Expectation>) -> Optio
 /// `(relative path, text)` per file, `None` for a file with nothing to expect (whose `.ini`,
 /// if any, is then removed).
 pub fn from_runs(
-    runs: &[(String, Vec<FileResult>)],
+    runs: &[(&RunInfo, &[FileResult])],
     previous: Option<&Metadata>,
     wpt_root: Option<&Path>,
 ) -> Vec<(String, Option<String>)> {
@@ -517,15 +799,15 @@ pub fn from_runs(
     };
     let mut out = Vec::new();
     for (fi, file) in first.iter().enumerate() {
-        let id = test_id_under(&file.path, wpt_root);
+        let id = result_test_id(file, wpt_root);
         let mut test = TestMetadata::default();
         let per_profile: Vec<(String, Option<Expectation>)> = runs
             .iter()
-            .map(|(profile, files)| {
-                let prev = previous.and_then(|m| m.test(&id, profile));
+            .map(|(info, files)| {
+                let prev = previous.and_then(|m| m.test(&id, info));
                 (
-                    profile.clone(),
-                    to_write(test_status(&files[fi]), "OK", prev),
+                    profile_of(info).to_string(),
+                    to_write(test_status(&files[fi]), TEST_DEFAULT, prev),
                 )
             })
             .collect();
@@ -533,16 +815,12 @@ pub fn from_runs(
         for (si, sub) in file.subtests.iter().enumerate() {
             let per_profile: Vec<(String, Option<Expectation>)> = runs
                 .iter()
-                .map(|(profile, files)| {
+                .map(|(info, files)| {
                     let s = &files[fi].subtests[si];
-                    let prev = previous.and_then(|m| m.subtest(&id, &s.name, profile));
+                    let prev = previous.and_then(|m| m.subtest(&id, &s.name, info));
                     (
-                        profile.clone(),
-                        to_write(
-                            subtest_status(s.status),
-                            default_subtest_expectation(s),
-                            prev,
-                        ),
+                        profile_of(info).to_string(),
+                        to_write(subtest_status(s.status), SUBTEST_DEFAULT, prev),
                     )
                 })
                 .collect();
@@ -614,7 +892,7 @@ impl Check {
 /// Compares runs (one per profile) with the metadata. `whole_suite`: the files run are all
 /// the metadata is about, so an entry for a file not run is stale too.
 pub fn check(
-    runs: &[(String, Vec<FileResult>)],
+    runs: &[(&RunInfo, &[FileResult])],
     metadata: &Metadata,
     wpt_root: Option<&Path>,
     whole_suite: bool,
@@ -625,14 +903,15 @@ pub fn check(
         return out;
     };
     for (fi, file) in first.iter().enumerate() {
-        let id = test_id_under(&file.path, wpt_root);
+        let id = result_test_id(file, wpt_root);
         seen_tests.push(id.clone());
-        for (profile, files) in runs {
+        for (info, files) in runs {
+            let profile = profile_of(info).to_string();
             let f = &files[fi];
             let status = test_status(f);
             let expected = metadata
-                .test(&id, profile)
-                .unwrap_or_else(|| Expectation::single("OK"));
+                .test(&id, info)
+                .unwrap_or_else(|| Expectation::single(TEST_DEFAULT));
             if !expected.allows(status) {
                 out.unexpected.push(Unexpected {
                     test: id.clone(),
@@ -645,8 +924,8 @@ pub fn check(
             for s in &f.subtests {
                 let status = subtest_status(s.status);
                 let expected = metadata
-                    .subtest(&id, &s.name, profile)
-                    .unwrap_or_else(|| Expectation::single(default_subtest_expectation(s)));
+                    .subtest(&id, &s.name, info)
+                    .unwrap_or_else(|| Expectation::single(SUBTEST_DEFAULT));
                 if !expected.allows(status) {
                     out.unexpected.push(Unexpected {
                         test: id.clone(),
@@ -664,7 +943,7 @@ pub fn check(
         // A subtest filter runs some subtests only: an entry for another says nothing.
         let all_run = file.subtests.len();
         for (name, c) in &test.subtests {
-            let Some(si) = file.subtests.iter().position(|s| s.name == *name) else {
+            if !file.subtests.iter().any(|s| s.name == *name) {
                 if all_run > 0 {
                     out.stale.push(format!(
                         "{}:{}: [{name}]: {id} has no such subtest",
@@ -673,10 +952,9 @@ pub fn check(
                 }
                 continue;
             };
-            let says_something = runs.iter().any(|(profile, files)| {
-                let s = &files[fi].subtests[si];
-                c.under(profile)
-                    .is_some_and(|e| *e != Expectation::single(default_subtest_expectation(s)))
+            let says_something = runs.iter().any(|(info, _)| {
+                c.under(info)
+                    .is_some_and(|e| *e != Expectation::single(SUBTEST_DEFAULT))
             });
             if !says_something {
                 out.stale.push(format!(
@@ -684,7 +962,7 @@ pub fn check(
                     test.path,
                     c.line,
                     runs.iter()
-                        .map(|r| r.0.as_str())
+                        .map(|r| profile_of(r.0))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ));
@@ -706,19 +984,26 @@ pub fn check(
 mod tests {
     use super::*;
 
+    fn info(pairs: &[(&str, serde_json::Value)]) -> RunInfo {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
     #[test]
     fn a_file_reads_back_as_written() {
         let test = TestMetadata {
             path: String::new(),
             expected: Some(Conditional {
-                cases: vec![(Vec::new(), Expectation::single("ERROR"))],
+                cases: vec![(None, Expectation::single("ERROR"))],
                 line: 0,
             }),
             subtests: vec![
                 (
                     "a ] and a \\ in a name".into(),
                     Conditional {
-                        cases: vec![(Vec::new(), Expectation::single("FAIL"))],
+                        cases: vec![(None, Expectation::single("FAIL"))],
                         line: 0,
                     },
                 ),
@@ -727,10 +1012,10 @@ mod tests {
                     Conditional {
                         cases: vec![
                             (
-                                vec!["chromium-156".into(), "text".into()],
+                                Some(Condition::profiles(&["chromium-156".into(), "text".into()])),
                                 Expectation(vec!["FAIL".into(), "PASS".into()]),
                             ),
-                            (Vec::new(), Expectation::single("PASS")),
+                            (None, Expectation::single("PASS")),
                         ],
                         line: 0,
                     },
@@ -744,8 +1029,11 @@ mod tests {
         );
         let back = parse("x.ini", "/webmcp/x.https.html", &text).unwrap();
         assert_eq!(
-            back.expected.as_ref().unwrap().cases,
-            test.expected.unwrap().cases
+            back.expected,
+            test.expected.map(|mut e| {
+                e.line = 2;
+                e
+            })
         );
         assert_eq!(back.subtests.len(), 2);
         for ((n1, c1), (n2, c2)) in back.subtests.iter().zip(&test.subtests) {
@@ -753,8 +1041,59 @@ mod tests {
             assert_eq!(c1.cases, c2.cases);
         }
         let c = &back.subtests[1].1;
-        assert_eq!(c.under("text").unwrap().intermittent(), ["PASS"]);
-        assert_eq!(c.under("spec").unwrap().first(), "PASS");
+        let text_run = info(&[("profile", "text".into())]);
+        assert_eq!(c.under(&text_run).unwrap().intermittent(), ["PASS"]);
+        let spec_run = info(&[("profile", "spec".into())]);
+        assert_eq!(c.under(&spec_run).unwrap().first(), "PASS");
+    }
+
+    /// What wptrunner's updater writes: conditions on any property of the run, with `and`,
+    /// `or`, `not`, parentheses, `!=`, numbers, boolean properties, quoted statuses, comments.
+    #[test]
+    fn wptrunner_conditions_evaluate_against_the_run_info() {
+        let text = "[x.https.html]\n  [s]\n    expected:\n      if (os == \"linux\") and not debug: [PRECONDITION_FAILED, PASS]  # flaky\n      if readiness_api != 'pr373' or bits == 32: \"FAIL\"\n      PASS\n";
+        let t = parse("x.ini", "/x.https.html", text).unwrap();
+        let c = &t.subtests[0].1;
+        let linux = info(&[
+            ("os", "linux".into()),
+            ("debug", false.into()),
+            ("readiness_api", "pr373".into()),
+        ]);
+        assert_eq!(c.under(&linux).unwrap().0, ["PRECONDITION_FAILED", "PASS"]);
+        let debug = info(&[
+            ("os", "linux".into()),
+            ("debug", true.into()),
+            ("readiness_api", "none".into()),
+            ("bits", 64.into()),
+        ]);
+        assert_eq!(c.under(&debug).unwrap().first(), "FAIL");
+        // Both sides of `or` are read, as wptrunner's `operator.or_` does: a missing one makes
+        // the whole condition not hold.
+        let no_bits = info(&[("debug", true.into()), ("readiness_api", "none".into())]);
+        assert_eq!(c.under(&no_bits).unwrap().first(), "PASS");
+        // A property the run lacks: the condition does not hold (wptrunner's KeyError).
+        let bare = info(&[("readiness_api", "pr373".into())]);
+        assert_eq!(c.under(&bare).unwrap().first(), "PASS");
+        let bits = info(&[("readiness_api", "pr373".into()), ("bits", 32.into())]);
+        assert_eq!(c.under(&bits).unwrap().first(), "FAIL");
+        // `==` binds tighter than `not`, which binds tighter than `and`, then `or`.
+        let (cond, rest) = Condition::parse("not a == \"x\" and b or c: PASS").unwrap();
+        assert_eq!(rest, " PASS");
+        assert!(cond.holds(&info(&[
+            ("a", "y".into()),
+            ("b", true.into()),
+            ("c", false.into())
+        ])));
+        assert!(!cond.holds(&info(&[
+            ("a", "x".into()),
+            ("b", true.into()),
+            ("c", false.into())
+        ])));
+        assert!(cond.holds(&info(&[
+            ("a", "x".into()),
+            ("b", true.into()),
+            ("c", true.into())
+        ])));
     }
 
     #[test]
@@ -775,12 +1114,11 @@ mod tests {
         let e = parse(
             "x.ini",
             "/x.https.html",
-            "[x.https.html]\n  [s]\n    expected:\n      if os == \"linux\": FAIL\n",
+            "[x.https.html]\n  [s]\n    expected:\n      if os === \"linux\": FAIL\n",
         )
         .unwrap_err();
         assert!(
-            e.to_string()
-                .starts_with("x.ini:4: only conditions on the profile"),
+            e.to_string().starts_with("x.ini:4: unknown operator"),
             "{e}"
         );
     }

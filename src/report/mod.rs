@@ -2,6 +2,7 @@
 //! wptreport JSON (what wptrunner writes and wpt.fyi reads); [`metadata`]: WPT expectation
 //! `.ini` files; [`trace`]: a subtest's step trace.
 
+pub mod git;
 pub mod html;
 pub mod markdown;
 pub mod metadata;
@@ -171,26 +172,85 @@ pub fn summary(results: &[FileResult]) -> Summary {
 /// A subtest's outcome under several profiles, as rows: each key any run has, in order, with
 /// each run's value ("-" where a run has none) and whether the values differ. The one table
 /// `differences`, the timeline page and the Markdown report all show.
-pub(crate) fn outcome_rows<'a>(
-    outcomes: &[&'a [(String, String)]],
-) -> Vec<(&'a str, Vec<&'a str>, bool)> {
-    // Each outcome read once, by name: a wide world has many values.
-    let by_name: Vec<std::collections::BTreeMap<&str, &str>> = outcomes
+///
+/// An expectation written once per profile (`observe top => ready [spec]` on one line,
+/// `observe top => timed-out [chromium-156]` on the next) gives each run a key of its own
+/// (`observation at line 16`, `observation at line 17`); keys that differ only in their line,
+/// and that no run has two of, are one row (`observation at lines 16 / 17`), each value with
+/// its line, so that the profiles' outcomes sit side by side.
+pub(crate) fn outcome_rows(outcomes: &[&[(String, String)]]) -> Vec<(String, Vec<String>, bool)> {
+    use std::collections::{BTreeMap, BTreeSet};
+    // Each outcome read once, by name, and the keys gathered by family once: a wide world has
+    // many values, and every step below is a look-up, not a scan.
+    let by_name: Vec<BTreeMap<&str, &str>> = outcomes
         .iter()
         .map(|o| o.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect())
         .collect();
-    let keys: std::collections::BTreeSet<&str> =
-        by_name.iter().flat_map(|o| o.keys().copied()).collect();
-    keys.into_iter()
-        .map(|k| {
-            let vals: Vec<&str> = by_name
+    let keys: BTreeSet<&str> = by_name.iter().flat_map(|o| o.keys().copied()).collect();
+    // The keys that differ only in their line, gathered by what precedes " at line N".
+    fn family(k: &str) -> Option<(&str, &str)> {
+        let (head, line) = k.rsplit_once(" at line ")?;
+        line.chars().all(|c| c.is_ascii_digit()).then_some((head, line))
+    }
+    let mut families: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for &k in &keys {
+        if let Some((head, _)) = family(k) {
+            families.entry(head).or_default().push(k);
+        }
+    }
+    let mut rows: Vec<(String, Vec<String>, bool)> = Vec::new();
+    let mut done: BTreeSet<&str> = BTreeSet::new();
+    for &k in &keys {
+        if done.contains(k) {
+            continue;
+        }
+        let group: &[&str] = match family(k) {
+            Some((head, _)) => &families[head],
+            None => std::slice::from_ref(&k),
+        };
+        // One row only where no run has two of the group's keys.
+        let mergeable = group.len() > 1
+            && by_name
                 .iter()
-                .map(|o| o.get(k).copied().unwrap_or("-"))
+                .all(|o| group.iter().filter(|g| o.contains_key(*g)).count() <= 1);
+        if !mergeable {
+            let vals: Vec<String> = by_name
+                .iter()
+                .map(|o| o.get(k).copied().unwrap_or("-").to_string())
                 .collect();
             let differs = vals.windows(2).any(|w| w[0] != w[1]);
-            (k, vals, differs)
-        })
-        .collect()
+            rows.push((k.to_string(), vals, differs));
+            done.insert(k);
+            continue;
+        }
+        let lines: Vec<&str> = group.iter().filter_map(|g| family(g).map(|(_, l)| l)).collect();
+        let head = family(k).map(|(h, _)| h).unwrap_or_default();
+        let mut shown = Vec::new();
+        let mut plain = Vec::new();
+        for o in &by_name {
+            let found = group
+                .iter()
+                .find_map(|g| o.get(g).map(|v| (family(g).map(|(_, l)| l), *v)));
+            match found {
+                Some((Some(line), v)) => {
+                    shown.push(format!("{v} (line {line})"));
+                    plain.push(v);
+                }
+                _ => {
+                    shown.push("-".into());
+                    plain.push("-");
+                }
+            }
+        }
+        let differs = plain.windows(2).any(|w| w[0] != w[1]);
+        rows.push((
+            format!("{head} at lines {}", lines.join(" / ")),
+            shown,
+            differs,
+        ));
+        done.extend(group.iter().copied());
+    }
+    rows
 }
 
 /// Where the outcomes of several profiles' runs of the same files differ: for each subtest, the
@@ -208,10 +268,11 @@ pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
                 .iter()
                 .map(|(_, files)| files[fi].subtests[si].outcome.as_slice())
                 .collect();
-            let rows: Vec<(&str, Vec<&str>)> = outcome_rows(&outcomes)
-                .into_iter()
+            let owned = outcome_rows(&outcomes);
+            let rows: Vec<(&str, Vec<&str>)> = owned
+                .iter()
                 .filter(|(_, _, differs)| *differs)
-                .map(|(k, vals, _)| (k, vals))
+                .map(|(k, vals, _)| (k.as_str(), vals.iter().map(String::as_str).collect()))
                 .collect();
             if rows.is_empty() {
                 continue;
@@ -576,5 +637,55 @@ fn write_table<N: AsRef<str>, V: AsRef<str>>(
             let _ = write!(out, " | {v:col_width$}");
         }
         out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::outcome_rows;
+
+    fn run(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn keys_that_differ_only_in_their_line_are_one_row_when_no_run_has_two() {
+        let a = run(&[("observation at line 16", "timed-out"), ("p", "pending")]);
+        let b = run(&[("observation at line 17", "ready"), ("p", "pending")]);
+        let rows = outcome_rows(&[&a, &b]);
+        assert_eq!(
+            rows,
+            vec![
+                (
+                    "observation at lines 16 / 17".to_string(),
+                    vec![
+                        "timed-out (line 16)".to_string(),
+                        "ready (line 17)".to_string()
+                    ],
+                    true
+                ),
+                (
+                    "p".to_string(),
+                    vec!["pending".into(), "pending".into()],
+                    false
+                ),
+            ]
+        );
+        // The same value on both lines: one row, and it does not differ.
+        let b = run(&[("observation at line 17", "timed-out")]);
+        let rows = outcome_rows(&[&a, &b]);
+        assert!(!rows[0].2, "{rows:?}");
+        // A run with both keys: they stay two rows.
+        let c = run(&[
+            ("observation at line 16", "ready"),
+            ("observation at line 17", "ready"),
+        ]);
+        let rows = outcome_rows(&[&a, &c]);
+        assert_eq!(rows[0].0, "observation at line 16");
+        assert_eq!(rows[1].0, "observation at line 17");
+        assert_eq!(rows[1].1, vec!["-".to_string(), "ready".to_string()]);
     }
 }

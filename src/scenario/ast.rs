@@ -79,6 +79,9 @@ pub enum ActionKind {
         loading: bool,
         policy: Option<Policy>,
         site_keyed: bool,
+        /// `opened by DOC`: the page is an auxiliary browsing context of DOC's page, in its
+        /// browsing context group.
+        opener: Option<String>,
     },
     Frame {
         name: String,

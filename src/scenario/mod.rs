@@ -2,6 +2,7 @@
 //! and stating what must hold under which profiles.
 
 pub mod ast;
+pub mod bundled;
 pub mod expectations;
 pub mod parser;
 pub mod runner;
@@ -10,4 +11,6 @@ pub mod suite;
 pub use crate::script::syntax::ParseError;
 pub use ast::ScenarioFile;
 pub use parser::{parse_file, parse_script};
-pub use runner::{run_file, run_subtest, FileResult, RunOptions, Status, SubtestResult};
+pub use runner::{
+    picked_subtests, run_file, run_subtest, FileResult, RunOptions, Status, SubtestResult,
+};

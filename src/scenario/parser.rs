@@ -409,14 +409,21 @@ impl SubtestParser {
                 let name = p.ident("the page's name")?;
                 let url = p.url()?;
                 let origin = self.check_url(&p, &url)?;
-                let (loading, policy, _, site_keyed) =
+                let (loading, policy, _, site_keyed, opener) =
                     self.document_options(&mut p, false, &origin)?;
+                if site_keyed && opener.is_some() {
+                    return Err(p.error_prev(
+                        "`site-keyed` and `opened by`: a page opened by another joins its browsing context group, whose agent clusters are keyed as its opener's"
+                            .to_string(),
+                    ));
+                }
                 ActionKind::Page {
                     name,
                     url,
                     loading,
                     policy,
                     site_keyed,
+                    opener,
                 }
             }
             "frame" => {
@@ -426,7 +433,8 @@ impl SubtestParser {
                 let parent = self.document_name(&mut p)?;
                 let url = p.url()?;
                 let origin = self.check_url(&p, &url)?;
-                let (loading, policy, allow, _) = self.document_options(&mut p, true, &origin)?;
+                let (loading, policy, allow, _, _) =
+                    self.document_options(&mut p, true, &origin)?;
                 ActionKind::Frame {
                     name,
                     parent,
@@ -582,7 +590,9 @@ impl SubtestParser {
                     self.no_children(line, "observe")?;
                     return Ok(ActionKind::Observe {
                         doc,
-                        name: format!("observation at line {}", line.line),
+                        // Named by its line; every report says "observation NAME", so the
+                        // name does not repeat the word.
+                        name: format!("at line {}", line.line),
                         expect: Some(ObserveExpect {
                             outcome,
                             after,
@@ -774,24 +784,30 @@ impl SubtestParser {
         })
     }
 
-    /// `loading`, `policy="tools=()"`, `allow="tools *"`, `site-keyed`, in any order.
+    /// `loading`, `policy="tools=()"`, `allow="tools *"`, `site-keyed`, `opened by DOC`, in any
+    /// order.
     #[allow(clippy::type_complexity)]
     fn document_options(
         &self,
         p: &mut Cursor,
         frame: bool,
         origin: &crate::host::origin::Origin,
-    ) -> Result<(bool, Option<Policy>, Option<String>, bool), ParseError> {
+    ) -> Result<(bool, Option<Policy>, Option<String>, bool, Option<String>), ParseError> {
         let (mut loading, mut policy, mut allow, mut site_keyed) = (false, None, None, false);
+        let mut opener = None;
         while !p.at_end() {
             let word = p.ident(if frame {
                 "`loading`, `allow=\"...\"` or `policy=\"...\"`"
             } else {
-                "`loading`, `site-keyed` or `policy=\"...\"`"
+                "`loading`, `site-keyed`, `opened by DOC` or `policy=\"...\"`"
             })?;
             match word.as_str() {
                 "loading" => loading = true,
                 "site-keyed" if !frame => site_keyed = true,
+                "opened" if !frame => {
+                    p.keyword("by")?;
+                    opener = Some(self.document_name(p)?);
+                }
                 "allow" if frame => {
                     p.punct("=")?;
                     allow = Some(p.string("the allow attribute's value in quotes")?);
@@ -813,13 +829,13 @@ impl SubtestParser {
                         if frame {
                             "`loading`, `allow=\"...\"` or `policy=\"...\"`"
                         } else {
-                            "`loading`, `site-keyed` or `policy=\"...\"`"
+                            "`loading`, `site-keyed`, `opened by DOC` or `policy=\"...\"`"
                         }
                     )))
                 }
             }
         }
-        Ok((loading, policy, allow, site_keyed))
+        Ok((loading, policy, allow, site_keyed, opener))
     }
 
     /// A URL must parse; returns its origin.

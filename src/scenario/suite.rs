@@ -46,14 +46,15 @@ impl LoadError {
     }
 }
 
-/// The bundled wpt-mirror/ folder: the one in the current directory if there is one, else the
-/// one this build came from.
-pub fn bundled_mirror() -> PathBuf {
+/// The bundled wpt-mirror/ folder: the one in the current directory if there is one (a
+/// checkout), else the copy built into the binary, written out to the user's cache folder
+/// (see [`super::bundled`]).
+pub fn bundled_mirror() -> Result<PathBuf, LoadError> {
     let here = PathBuf::from("wpt-mirror");
     if here.is_dir() {
-        return here;
+        return Ok(here);
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("wpt-mirror")
+    super::bundled::write_mirror()
 }
 
 /// The scenario files under some paths, and what was passed over.

@@ -59,7 +59,7 @@ pub enum StmtKind {
         label: String,
         keep_in_bfcache: bool,
     },
-    /// `after 10ms:` a `setTimeout` whose callback is the block.
+    /// `after 10ms:` a timer (`setTimeout`) whose callback is the block.
     After { ms: u64, body: Arc<Block> },
     /// `on target event [once]:` an event listener whose callback is the block.
     On {

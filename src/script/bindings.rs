@@ -7,6 +7,7 @@
 use super::interpreter::Interpreter;
 use super::ScriptHost;
 use crate::host::abort::Abort;
+use crate::host::dom::Dispatch;
 use crate::host::keys::DocumentKey;
 use crate::host::promise::ThenBehaviour;
 use crate::host::value::{ErrorValue, Unserializable, Value};
@@ -122,6 +123,31 @@ impl ModelContextMethod {
             .iter()
             .copied()
             .find(|m| m.name() == name)
+    }
+
+    /// How many arguments the IDL declares required (not `optional`).
+    pub fn required_arguments(self) -> usize {
+        match self {
+            ModelContextMethod::GetTools => 0,
+            ModelContextMethod::WaitForToolsUntil
+            | ModelContextMethod::RegisterTool
+            | ModelContextMethod::ExecuteTool => 1,
+        }
+    }
+
+    /// Whether the operation returns a promise (Web IDL then rejects it instead of throwing).
+    pub fn returns_promise(self) -> bool {
+        self != ModelContextMethod::WaitForToolsUntil
+    }
+
+    fn errors_method(self) -> crate::webmcp::errors::Method {
+        use crate::webmcp::errors::Method;
+        match self {
+            ModelContextMethod::WaitForToolsUntil => Method::WaitForToolsUntil,
+            ModelContextMethod::RegisterTool => Method::RegisterTool,
+            ModelContextMethod::GetTools => Method::GetTools,
+            ModelContextMethod::ExecuteTool => Method::ExecuteTool,
+        }
     }
 }
 
@@ -339,6 +365,15 @@ pub fn script_get<W: ScriptHost>(
         if member.same_origin_only() {
             w.check_access(realm, *d)?;
         }
+        // `document.modelContext` is [SecureContext]: outside a secure context it does not
+        // exist, and what a script reads through it throws.
+        if !w.document(*d).secure_context {
+            return match member {
+                WindowMember::ModelContext => Ok(Value::Undefined),
+                WindowMember::ToolsReady => Err(not_exposed(w, *d, prop)),
+                _ => Ok(window_member(w, *d, member)),
+            };
+        }
         return Ok(match member {
             // Without PR #373 (readiness-api=none) there is no such attribute.
             WindowMember::ToolsReady if w.switches().readiness_api == ReadinessApi::None => {
@@ -414,6 +449,7 @@ fn value_member<W: ScriptHost>(w: &W, target: &Value, prop: &str, harness: bool)
         (Value::Array(items), "length") => Value::number(items.len() as f64),
         (Value::String(s), "length") => Value::number(s.encode_utf16().count() as f64),
         (Value::Promise(p), "state") if harness => Value::string(w.promise_state(*p).name()),
+        (Value::Event(e), _) => return w.event_member(*e, prop),
         (Value::Object(_), _) => target.get(prop).cloned().unwrap_or(Value::Undefined),
         _ => return None,
     })
@@ -436,11 +472,31 @@ pub fn call_method<W: ScriptHost>(
                 *m != ModelContextMethod::WaitForToolsUntil
                     || w.switches().readiness_api == ReadinessApi::Pr373
             };
+            if !w.document(d).secure_context {
+                return Err(not_exposed(w, d, method));
+            }
             let Some(method) = ModelContextMethod::parse(method).filter(exists) else {
                 return Err(type_error(format!(
                     "modelContext.{method} is not a function"
                 )));
             };
+            // Web IDL's operation steps: fewer arguments than the operation requires is a
+            // TypeError, before any is converted; an operation that returns a promise rejects
+            // with it instead of throwing.
+            let required = method.required_arguments();
+            if args.len() < required {
+                let error = w.conversion_rejection(
+                    method.errors_method(),
+                    ErrorValue::type_error(format!(
+                        "{required} argument required, but only {} present.",
+                        args.len()
+                    )),
+                );
+                if method.returns_promise() {
+                    return Ok(Value::Promise(w.promise_rejected_with(d, error)));
+                }
+                return Err(Value::error(error));
+            }
             Ok(match method {
                 ModelContextMethod::WaitForToolsUntil => {
                     w.wait_for_tools_until(d, arg(0));
@@ -455,6 +511,7 @@ pub fn call_method<W: ScriptHost>(
                 }
             })
         }
+        (Value::Event(e), _) if w.event_method(*e, method) => Ok(Value::Undefined),
         (Value::Controller(s), "abort") => {
             w.signal_abort(*s, Some(arg(0)));
             Ok(Value::Undefined)
@@ -590,6 +647,17 @@ pub fn call_global<W: ScriptHost>(
         Global::Pending => Value::Promise(w.new_promise(realm)),
         Global::Thenable => Value::Thenable(w.new_thenable(realm, "thenable", ThenBehaviour::Keep)),
     })
+}
+
+/// What reading `prop` of a document's `modelContext` throws where it is not exposed: the
+/// attribute is `[SecureContext]`, so `document.modelContext` is undefined.
+///
+/// <https://webidl.spec.whatwg.org/#SecureContext>
+pub(crate) fn not_exposed<W: ScriptHost>(w: &W, d: DocumentKey, prop: &str) -> Value {
+    type_error(format!(
+        "Cannot read properties of undefined (reading '{prop}'): {} is not a secure context, so document.modelContext ([SecureContext]) does not exist",
+        w.label(d)
+    ))
 }
 
 pub(crate) fn type_error(message: String) -> Value {

@@ -287,7 +287,7 @@ pub trait Emit: Scene {
         let event = || vec!["event".to_string()];
         Ok(Some(match stmt {
             StmtKind::After { ms, body } => CallbackShape {
-                head: format!("setTimeout(w.guard({}", arrow(&[], body)),
+                head: format!("w.timeout(w.guard({}", arrow(&[], body)),
                 params: Vec::new(),
                 body,
                 tail: format!("}}), {ms});"),
@@ -803,6 +803,8 @@ pub trait Emit: Scene {
             | Value::Controller(_)
             | Value::Signal(_)
             | Value::Unserializable(_)
+            | Value::Node(_)
+            | Value::Event(_)
             | Value::Function(_) => {
                 return Err(omit("unsupported", "a value that has no literal form"))
             }

@@ -440,6 +440,39 @@ pub trait Interpreter: ScriptHost {
         }
     }
 
+    /// The scenario's names are shared by every page, but HTML hands a script only the
+    /// objects of its own agent (and WindowProxies of its browsing context group): a name
+    /// whose object lies beyond is not there for this script, so reading it throws a
+    /// ReferenceError that says which pages do not reach each other and how a scenario
+    /// relates them (`page P URL opened by Q`).
+    fn check_reach(&self, realm: DocumentKey, name: &str, value: &Value) -> Result<(), Value> {
+        let (owner, window) = match value {
+            Value::Promise(p) => (self.promise(*p).realm, false),
+            Value::Thenable(t) => (self.thenable_realm(*t), false),
+            Value::Controller(s) | Value::Signal(s) => (self.signal(*s).realm, false),
+            Value::Function(f) => (f.realm(), false),
+            Value::Node(n) => (self.node_document(*n), false),
+            Value::Window(d) => (*d, true),
+            _ => return Ok(()),
+        };
+        if self.can_reach(realm, owner, window) {
+            return Ok(());
+        }
+        let (from, of) = (self.label(realm), self.label(owner));
+        Err(Value::error(ErrorValue::named(
+            "ReferenceError",
+            if window {
+                format!(
+                    "{name} is the window of {of}, which is in another browsing context group than {from}: a script of {from} cannot reach it (a page opened by another shares its group: `page P URL opened by Q`)"
+                )
+            } else {
+                format!(
+                    "{name} is an object of {of}'s agent, which a script of {from} cannot reach: HTML shares objects only between documents of one agent (one browsing context group and site, so one event loop; a page opened by another joins its group: `page P URL opened by Q`)"
+                )
+            },
+        )))
+    }
+
     /// Evaluates an expression in a frame; `Err` is a thrown exception.
     fn eval(&mut self, frame: &Frame, expr: &Expr) -> Completion {
         match expr {
@@ -448,21 +481,20 @@ pub trait Interpreter: ScriptHost {
                 Ok(v.clone())
             }
             Expr::Name(name) => {
-                let v = frame
-                    .locals
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.clone())
-                    .or_else(|| self.lookup(name).cloned())
-                    .ok_or_else(|| {
-                        Value::error(ErrorValue::named(
-                            "ReferenceError",
-                            format!("{name} is not defined"),
-                        ))
-                    })?;
-                pay(self.spend(copy_cost(&v)))?;
-                Ok(v)
+                if let Some((_, v)) = frame.locals.iter().rev().find(|(n, _)| n == name) {
+                    let v = v.clone();
+                    pay(self.spend(copy_cost(&v)))?;
+                    return Ok(v);
+                }
+                let Some(value) = self.lookup(name).cloned() else {
+                    return Err(Value::error(ErrorValue::named(
+                        "ReferenceError",
+                        format!("{name} is not defined"),
+                    )));
+                };
+                self.check_reach(frame.realm, name, &value)?;
+                pay(self.spend(copy_cost(&value)))?;
+                Ok(value)
             }
             Expr::Member(target, prop) => {
                 let target = self.eval(frame, target)?;
@@ -601,9 +633,13 @@ pub trait Interpreter: ScriptHost {
         match self.eval(frame, e)? {
             Value::Window(d) => {
                 self.check_access(frame.realm, d)?;
+                if !self.document(d).secure_context {
+                    return Err(bindings::not_exposed(self, d, "addEventListener"));
+                }
                 Ok(EventTargetRef::Webmcp(self.context_of(d)))
             }
             Value::Signal(s) | Value::Controller(s) => Ok(EventTargetRef::Signal(s)),
+            Value::Node(n) => Ok(EventTargetRef::Node(n)),
             other => Err(type_error(format!(
                 "{} is not an event target",
                 self.describe_value(&other)

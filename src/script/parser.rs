@@ -597,6 +597,9 @@ impl ScriptParser {
             "false" => Expr::Literal(Value::Bool(false)),
             "null" => Expr::Literal(Value::Null),
             "undefined" => Expr::Literal(Value::Undefined),
+            // The global object's value properties NaN and Infinity (not redefinable).
+            "NaN" => Expr::Literal(Value::number(f64::NAN)),
+            "Infinity" => Expr::Literal(Value::number(f64::INFINITY)),
             // Outside `execute:`, `pending` is a promise that never settles.
             "pending" => Expr::Global {
                 name: "Pending".into(),

@@ -12,6 +12,7 @@ use crate::host::value::ErrorValue;
 /// A method a rejection comes from, as Blink names it in its TypeError prefix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
+    WaitForToolsUntil,
     RegisterTool,
     GetTools,
     ExecuteTool,
@@ -20,6 +21,7 @@ pub enum Method {
 impl Method {
     fn name(self) -> &'static str {
         match self {
+            Method::WaitForToolsUntil => "waitForToolsUntil",
             Method::RegisterTool => "registerTool",
             Method::GetTools => "getTools",
             Method::ExecuteTool => "executeTool",
@@ -84,6 +86,10 @@ fn blink_wording(message: &str) -> String {
         (
             "from 'ModelContextTool': The provided value is not of type 'object'.",
             "from 'ModelContextTool': Failed to convert value to 'object'.",
+        ),
+        (
+            "from 'RegisteredTool': The provided value is not of type 'object'.",
+            "from 'RegisteredTool': Failed to convert value to 'object'.",
         ),
         (
             "parameter 2 is not of type 'object'.",

@@ -7,7 +7,7 @@ use super::execution::ToolExecuteSteps;
 use super::pending::PendingExecutions;
 use super::registry::Registry;
 use super::steps::{AbortStep, ParallelStep};
-use super::switches::{ExecuteToolRemovedTarget, InputSchema, TextReading};
+use super::switches::{ExecuteToolRemovedTarget, InputSchema, RegisteredToolWindow, TextReading};
 use super::{
     ExecutionKey, PendingToolExecution, Uuid, WebMcpHost, CHECK_INPUT_SCHEMA, CONVERT_DICTIONARY,
     EXECUTE_TOOL,
@@ -47,15 +47,31 @@ pub trait ExecuteTool: WebMcpHost {
         input: Value,
         options: Value,
     ) -> PromiseKey {
-        // Web IDL converts the arguments first: RegisteredTool requires name, description,
-        // window and origin (WPT executeTool-invalid-dictionary: a missing origin is a
-        // TypeError); `optional object inputObject` takes only an object (WPT
-        // object-arguments: every primitive, and null, is a TypeError); the options' signal.
+        // Web IDL converts the arguments first, the whole RegisteredTool dictionary, its members
+        // in lexicographic order (annotations, description, inputSchema, name, origin, title,
+        // window): each present member is converted to its type, and a required one that is
+        // missing is a TypeError (WPT executeTool-invalid-dictionary: a missing origin);
+        // `optional object inputObject` takes only an object (WPT object-arguments: every
+        // primitive, and null, is a TypeError); then the options' signal.
         const T: &str = "RegisteredTool";
         let converted = (|| {
             let dict = dictionary_value(&tool, T)?;
-            // Read (and required) before `name`, in Web IDL's order; not used further.
+            if let Some(a) = dict.and_then(|d| member(d, "annotations")) {
+                super::registry::convert_annotations(a).map_err(|_| {
+                    ErrorValue::type_error(
+                        "Failed to read the 'annotations' property from 'RegisteredTool': The provided value is not of type 'ToolAnnotations'.",
+                    )
+                })?;
+            }
+            // Converted, and not used further: the tool is found by name and origin.
             required_string(dict, "description", T)?;
+            if let Some(schema) = dict.and_then(|d| member(d, "inputSchema")) {
+                if !schema.is_object() {
+                    return Err(ErrorValue::type_error(
+                        "Failed to read the 'inputSchema' property from 'RegisteredTool': The provided value is not of type 'object'.",
+                    ));
+                }
+            }
             let name = required_string(dict, "name", T)?;
             let origin = required_string(dict, "origin", T)?;
             let window = match dict.and_then(|d| member(d, "window")) {
@@ -80,7 +96,7 @@ pub trait ExecuteTool: WebMcpHost {
             let signal = convert_signal(options_dict, "ModelContextExecuteToolOptions")?;
             Ok((name, origin, window, signal))
         })();
-        let (name, origin, target_window, signal) = match converted {
+        let (name, origin, held_window, signal) = match converted {
             Ok(c) => c,
             Err(e) => return_rejected!(
                 self,
@@ -89,6 +105,15 @@ pub trait ExecuteTool: WebMcpHost {
                 this_doc,
                 self.conversion_rejection(Method::ExecuteTool, e)
             ),
+        };
+        // Script holds the `window` member as its navigable's WindowProxy, and converting it to
+        // `Window` takes the Window that proxy wraps now: after a navigation, the new
+        // document's. The text never says whether a RegisteredTool names a document or a
+        // navigable, so pinning it to the listed document is the other reading
+        // (registered-tool-window).
+        let target_window = match self.switches().registered_tool_window {
+            RegisteredToolWindow::WindowProxy => self.window_proxy_window(held_window),
+            RegisteredToolWindow::Document => held_window,
         };
         step!(self, CONVERT_DICTIONARY, "RegisteredTool", Some(this_doc));
         step!(
@@ -174,7 +199,7 @@ pub trait ExecuteTool: WebMcpHost {
         // 11. Let promise be a new promise in this's relevant realm.
         let promise = self.new_promise(this_doc);
         step!(self, EXECUTE_TOOL, "11", Some(caller));
-        // 12-13. The tool's Window, and its Document.
+        // 12-13. The tool's Window (as converted above), and its Document.
         let target = target_window;
         step!(self, EXECUTE_TOOL, "12", Some(caller));
         step!(self, EXECUTE_TOOL, "13", Some(target));

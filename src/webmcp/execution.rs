@@ -14,7 +14,7 @@ use super::{
 use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
 use crate::host::events::{Event, EventTargetRef, Events};
 use crate::host::keys::DocumentKey;
-use crate::host::promise::Handler;
+use crate::host::promise::{Handler, Promises};
 use crate::host::value::{ErrorValue, Value};
 use crate::host::Running;
 use crate::step;
@@ -178,10 +178,11 @@ pub trait ToolExecuteSteps: WebMcpHost {
         let options = Value::object(vec![("signal".into(), Value::Signal(controller))]);
         step!(self, IMPERATIVE_EXECUTE_STEPS, "8", Some(target));
         // 9. Invoke execute with the input and options. What it throws becomes a rejected
-        //    promise, what it returns is converted to Promise<any> in the target's realm.
+        //    promise, what it returns is converted to Promise<any> in the target's realm
+        //    (switch idl-promise-conversion).
         let returned = self.call(&tool.execute, vec![input, options]);
         let tool_promise = match returned {
-            Ok(v) => self.promise_resolve(target, v),
+            Ok(v) => self.convert_to_idl_promise(target, v),
             Err(thrown) => {
                 let p = self.new_promise(target);
                 self.reject_promise(p, thrown);

@@ -26,7 +26,7 @@ use crate::host::keys::{DocumentKey, NavigableKey, ParallelQueueKey, PromiseKey,
 use crate::host::navigable::Lifecycle;
 use crate::host::origin::Origin;
 use crate::host::parallel::ParallelStepKind;
-use crate::host::promise::{Handler, PromiseState};
+use crate::host::promise::{Handler, PromiseState, Promises};
 use crate::host::shared::footprint;
 use crate::host::timers::TimerKind;
 use crate::host::value::Value;
@@ -121,10 +121,11 @@ pub trait Readiness: WebMcpHost {
     /// <https://webmachinelearning.github.io/webmcp/#dom-modelcontext-waitfortoolsuntil>
     fn wait_for_tools_until(&mut self, this_doc: DocumentKey, value: Value) {
         let context = self.context_of(this_doc);
-        // Web IDL converts the argument to Promise<any> in this's relevant realm: a native
-        // promise of that realm passes through; anything else is wrapped.
+        // Web IDL converts the argument to Promise<any> in this's relevant realm: always a new
+        // promise resolved with the value (switch idl-promise-conversion: PromiseResolve, or
+        // browsers' bindings, pass a native promise through).
         let from_realm = self.realm_of_value(&value);
-        let promise = self.promise_resolve(this_doc, value.clone());
+        let promise = self.convert_to_idl_promise(this_doc, value.clone());
         // 1. Let document be this's relevant global object's associated Document.
         let document = this_doc;
         step!(

@@ -828,7 +828,7 @@ pub(crate) fn convert_model_context_tool(tool: &Value) -> Result<ModelContextToo
     })
 }
 
-fn convert_annotations(v: &Value) -> Result<ToolAnnotations, ErrorValue> {
+pub(crate) fn convert_annotations(v: &Value) -> Result<ToolAnnotations, ErrorValue> {
     let dict = dictionary_value(v, "ToolAnnotations")?;
     let flag = |key: &str| dict.and_then(|d| member(d, key)).is_some_and(to_boolean);
     Ok(ToolAnnotations {

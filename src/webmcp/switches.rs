@@ -116,6 +116,14 @@ crate::switches! {
             InvalidStateError = "invalid-state-error": "an InvalidStateError (\"Target frame is detached.\") when the tool's document has been destroyed (Chromium 156)" ["chromium-156", "chromium-pr373"],
         }
 
+        /// Which document executeTool() reaches through a RegisteredTool's `window` once the
+        /// tool's navigable has navigated to another document.
+        registered_tool_window: RegisteredToolWindow = "registered-tool-window",
+        from "the text never says whether a RegisteredTool names a document or a navigable; its `window` member is a Window, which script only ever holds through its navigable's WindowProxy (HTML), so executeTool()'s conversion of it (step 1, used at 12-13) gives the navigable's active Window; Chromium 156 runs the new document's tool (webmcp/probes/registered-tool-window)" {
+            WindowProxy = "window-proxy": "the active document of the tool's navigable at the call: after a navigation to the same origin, the new document's tool of that name runs (HTML's WindowProxy; Chromium 156, as measured)",
+            Document = "document": "the document whose getTools() listed the tool: once it is not its navigable's active document, executeTool() rejects at 16.1 as for a document outside the page",
+        }
+
         /// What registerTool(), getTools() and executeTool() do on a document its navigable
         /// has navigated away from.
         navigated_document_calls: NavigatedDocumentCalls = "navigated-document-calls",

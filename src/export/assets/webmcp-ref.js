@@ -14,8 +14,8 @@
 //                           HTTPS_REMOTE_ORIGIN, https://c.test its HTTPS_OTHER_NOTSAMESITE_ORIGIN.
 //   promise/thenable/controller NAME in DOC
 //                           made by DOC's own copy of this file, so they belong to DOC's realm.
-//   task in DOC: BLOCK      w.task("child", (s, w) => {...}, {task: N}): a task (setTimeout 0,
-//                           of the test page, so that tasks of its event loop keep their
+//   task in DOC: BLOCK      w.task("child", (s, w) => {...}, {task: N}): a task (a timer of 0
+//                           ms of the test page, so that tasks of its event loop keep their
 //                           order) that runs the block in DOC's realm if DOC is still fully
 //                           active; N numbers the subtest's
 //                           tasks, and the task counts as finished once its block has returned
@@ -73,7 +73,28 @@
     v !== null &&
     typeof v === "object" &&
     (v.__error === true || tag_of(v) === "Error" || tag_of(v) === "DOMException");
-  const sleep = ms => new Promise(resolve => setTimeout(resolve, Math.max(0, ms)));
+  // Every wait and timer of this file, and of the scenario's `after` blocks (w.timeout), is
+  // testharness.js's step_timeout, as WPT asks of tests: it scales a timeout by the run's
+  // timeout multiplier. The test page loads testharness.js, and so does every helper frame
+  // (webmcp-ref-frame.html, which sets up no test of its own), so the timer is always this
+  // window's own. A crash test loads no harness (WPT reports no assertion of one): its waits
+  // are rendering frames, until the time has passed, and a wait of 0 a posted message.
+  const HARNESS = typeof step_timeout === "function";
+  function timer(f, ms) {
+    ms = Math.max(0, ms);
+    if (HARNESS) return step_timeout(f, ms);
+    if (ms === 0) {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => f();
+      channel.port2.postMessage(null);
+      return undefined;
+    }
+    const end = performance.now() + ms;
+    const frame = () => (performance.now() >= end ? f() : requestAnimationFrame(frame));
+    requestAnimationFrame(frame);
+    return undefined;
+  }
+  const sleep = ms => new Promise(resolve => timer(resolve, ms));
   const fail = message => {
     throw typeof AssertionError === "function" ? new AssertionError(message) : new Error(message);
   };
@@ -92,6 +113,7 @@
       "https://a.test": location.origin,
       "https://b.test": info.HTTPS_REMOTE_ORIGIN,
       "https://c.test": info.HTTPS_OTHER_NOTSAMESITE_ORIGIN || info.HTTPS_NOTSAMESITE_ORIGIN,
+      "http://b.test": info.HTTP_REMOTE_ORIGIN,
     };
     return origins;
   }
@@ -334,7 +356,7 @@
           const settle = "resolves" in behaviour
             ? () => resolve(behaviour.resolves)
             : () => reject(behaviour.rejects);
-          if ("after" in behaviour) setTimeout(settle, behaviour.after);
+          if ("after" in behaviour) timer(settle, behaviour.after);
           else if ("resolves" in behaviour || "rejects" in behaviour) settle();
           else if ("throws" in behaviour) throw behaviour.throws;
           else kept.push({ resolve, reject });
@@ -359,6 +381,7 @@
         target_label: e => world.target_label(e),
         with_cleanup_signal: o => world.with_cleanup_signal(o),
         kept_thenable: () => ref.realm.thenable({}, []),
+        timeout: (f, ms) => timer(f, ms),
       };
       Object.defineProperty(facade, "cleanup_signal", { get: () => world.cleanup_signal });
       return facade;
@@ -509,35 +532,45 @@
       this.store[name] = d;
     }
 
-    frame_url(url, name) {
+    frame_url(url, name, policy) {
       const real = new URL(to_real(url));
       const target = new URL(FRAME_PAGE, real.origin);
-      target.search = new URLSearchParams({
+      const search = {
         "webmcp-ref-frame": "",
         world: this.id,
         name,
         page: Object.keys(this.docs).find(n => this.docs[n].page) || "",
         origins: JSON.stringify(origin_map()),
         scenario_url: url,
-      }).toString();
+      };
+      // A Permissions-Policy header on the frame's document, through wptserve's
+      // pipe=header(NAME,VALUE), the scenario's origins in it made real.
+      if (policy !== undefined) {
+        const value = policy.replace(/"(https:\/\/[^"]*)"/g, (m, o) => `"${to_real(o)}"`);
+        search.pipe = `header(Permissions-Policy,${value.replace(/[\\,()]/g, c => "\\" + c)})`;
+      }
+      target.search = new URLSearchParams(search).toString();
       return target.href;
     }
 
     expect_hello(name, fields) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`the frame ${name} did not load within 10 s`)),
-          10000
-        );
-        this.hellos.set(name, { fields, resolve, reject, timer });
+        timer(() => {
+          if (this.hellos.get(name) !== entry) return;
+          this.hellos.delete(name);
+          reject(new Error(`the frame ${name} did not load within 10 s`));
+        }, 10000);
+        const entry = { fields, resolve, reject };
+        this.hellos.set(name, entry);
       });
     }
 
     async frame(name, parent_name, url, options) {
       options = options || {};
       const parent = this.doc(parent_name);
+      if (url === "about:blank") return this.blank_frame(name, parent, options);
       const origin = new URL(url).origin;
-      const src = this.frame_url(url, name);
+      const src = this.frame_url(url, name, options.policy);
       const real_origin = new URL(src).origin;
       const fields = {
         name,
@@ -561,11 +594,42 @@
       await hello;
     }
 
+    // An iframe with no src: its about:blank document has its parent's origin (HTML), and
+    // gets this file's realm helpers by a script element of its own.
+    async blank_frame(name, parent, options) {
+      if (!parent.direct) throw new Error(`the about:blank iframe ${name} of a cross-origin document`);
+      const iframe = parent.document.createElement("iframe");
+      if (options.allow !== undefined) iframe.allow = allow_attribute(options.allow);
+      parent.document.body.appendChild(iframe);
+      const win = iframe.contentWindow;
+      await new Promise((resolve, reject) => {
+        const script = win.document.createElement("script");
+        script.src = script_url;
+        script.onload = resolve;
+        script.onerror = () => reject(new Error(`webmcp-ref.js did not load in ${name}`));
+        win.document.head.appendChild(script);
+      });
+      const d = new Doc({
+        name,
+        origin: parent.origin,
+        real_origin: parent.real_origin,
+        direct: true,
+        parent: parent.name,
+        removed: false,
+        iframe,
+        window: win,
+      });
+      d._document = win.document;
+      d.realm = win.webmcpRef.realm;
+      d.facade = win.webmcpRef.realm.facade(this);
+      this.docs[name] = d;
+      this.store[name] = d;
+    }
+
     on_hello(event, data) {
       const pending = this.hellos.get(data.name);
       if (!pending) return;
       this.hellos.delete(data.name);
-      clearTimeout(pending.timer);
       const fields = pending.fields;
       const win = event.source;
       const d = new Doc(Object.assign({}, fields, { window: win }));
@@ -649,7 +713,7 @@
       // document: they share the page's event loop, and timers of one window run in the order
       // they were set, as the engine runs tasks queued on one event loop (each window's timers
       // are a separate task queue in Chromium, so a child's timer may overtake the top's).
-      self.setTimeout(() => {
+      timer(() => {
         if (!this.live || !this.current(d)) return;
         const f = d.page ? fn : d.realm.evaluate(String(fn));
         let r;
@@ -777,6 +841,9 @@
     kept_thenable() {
       return ref.realm.thenable({}, []);
     }
+    timeout(f, ms) {
+      return timer(f, ms);
+    }
 
     // ---- the log, uncaught exceptions
 
@@ -801,11 +868,11 @@
     request(d, message, timeout_ms) {
       const id = ++this.request_count;
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          this.requests.delete(id);
+        timer(() => {
+          if (!this.requests.delete(id)) return;
           reject(new Error(`${d.name} did not answer within ${timeout_ms || 5000} ms`));
         }, timeout_ms || 5000);
-        this.requests.set(id, { resolve, timer });
+        this.requests.set(id, { resolve });
         this.post(d, Object.assign(message, { id }));
       });
     }
@@ -826,7 +893,6 @@
           const r = this.requests.get(data.id);
           if (!r) return;
           this.requests.delete(data.id);
-          clearTimeout(r.timer);
           r.resolve(data.value);
           return;
         }
@@ -897,7 +963,7 @@
       const when = this.anchor.real + (ms - this.anchor.virtual);
       this.at_blocks.push(
         new Promise(resolve =>
-          setTimeout(async () => {
+          timer(async () => {
             try {
               await fn();
             } catch (e) {
@@ -1108,6 +1174,34 @@
     const world = new World(t, name);
     t.add_cleanup(() => world.cleanup());
     return { s: world.s, w: world };
+  };
+
+  // A crash test (a scenario WPT's naming makes one: `NAME-crash`): its subtests run one after
+  // another, as promise_tests would, with no harness and no assertion; the test is that the
+  // browser does not crash, and it ends when the root element loses its `test-wait` class.
+  const crash_subtests = [];
+  let crash_run = null;
+  ref.crash_test = (fn, name) => {
+    crash_subtests.push({ fn, name });
+    if (crash_run) return;
+    crash_run = new Promise(resolve => self.addEventListener("load", resolve, { once: true }))
+      .then(async () => {
+        for (const { fn, name } of crash_subtests) {
+          const cleanups = [];
+          const t = { name, add_cleanup: f => cleanups.push(f) };
+          try {
+            await fn(t);
+          } catch (e) {
+            ref.results.push({ name, test: name, failures: [String(e && e.message !== undefined ? e.message : e)] });
+          }
+          for (const f of cleanups) {
+            try {
+              await f();
+            } catch (e) {}
+          }
+        }
+      })
+      .then(() => document.documentElement.classList.remove("test-wait"));
   };
 
   ref.report = () => ({

@@ -11,7 +11,6 @@ impl<'a> SubtestRun<'a> {
     /// moves on to the next line.
     pub(super) fn act(&mut self, action: &'a Action) -> Result<(), LineError> {
         let profile = self.world.profile.clone();
-        let w = &mut self.world;
         match &action.kind {
             ActionKind::Page {
                 name,
@@ -19,13 +18,15 @@ impl<'a> SubtestRun<'a> {
                 loading,
                 policy,
                 site_keyed,
+                opener,
             } => {
                 let options = DocumentOptions {
                     loading: *loading,
                     tools_policy: policy.as_ref().map(|p| p.allowlist.clone()),
                     origin_keyed: site_keyed.then_some(false),
                 };
-                w.open_page_with(name, url, options)?;
+                let opener = opener.as_deref().map(|o| self.doc(o)).transpose()?;
+                self.world.open_page_in_group(name, url, opener, options)?;
             }
             ActionKind::Frame {
                 name,

@@ -71,7 +71,7 @@ pub struct RunOptions {
     pub schedule: Option<Schedule>,
     /// Keep the step trace.
     pub trace: bool,
-    /// Only the subtests whose name contains this.
+    /// Only the subtest named this, or, when none is, those whose name contains it.
     pub subtest: Option<String>,
     /// What one line, one unit and one value may spend (see `host::budget`).
     pub budgets: Budgets,
@@ -170,6 +170,10 @@ pub struct FileResult {
     /// has no subtests, and its test is an ERROR.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The file asserts what the published text does not say ([`asserts_beyond_the_text`]):
+    /// its WPT name is `.tentative`.
+    #[serde(skip)]
+    pub tentative: bool,
 }
 
 impl SubtestResult {
@@ -204,6 +208,7 @@ impl FileResult {
             profile: profile.into(),
             subtests: Vec::new(),
             error: Some(error),
+            tentative: false,
         }
     }
 
@@ -217,17 +222,27 @@ impl FileResult {
     }
 }
 
-/// Runs every subtest of a file (or those `options.subtest` picks).
-pub fn run_file(file: &ScenarioFile, options: &RunOptions) -> FileResult {
-    let subtests = file
-        .subtests
+/// The subtests of a file that `--subtest NAME` picks: the one named exactly NAME when there
+/// is one (so that a subtest whose whole name is part of another's can be picked), else every
+/// subtest whose name contains NAME; every subtest without a name.
+pub fn picked_subtests<'a>(file: &'a ScenarioFile, wanted: Option<&str>) -> Vec<&'a Subtest> {
+    let Some(wanted) = wanted else {
+        return file.subtests.iter().collect();
+    };
+    let exact: Vec<&Subtest> = file.subtests.iter().filter(|s| s.name == wanted).collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    file.subtests
         .iter()
-        .filter(|s| {
-            options
-                .subtest
-                .as_ref()
-                .is_none_or(|f| s.name.contains(f.as_str()))
-        })
+        .filter(|s| s.name.contains(wanted))
+        .collect()
+}
+
+/// Runs every subtest of a file (or those `options.subtest` picks: [`picked_subtests`]).
+pub fn run_file(file: &ScenarioFile, options: &RunOptions) -> FileResult {
+    let subtests = picked_subtests(file, options.subtest.as_deref())
+        .into_iter()
         .map(|s| run_subtest(file, s, options))
         .collect();
     FileResult {
@@ -236,7 +251,36 @@ pub fn run_file(file: &ScenarioFile, options: &RunOptions) -> FileResult {
         profile: options.profile.name.clone(),
         subtests,
         error: None,
+        tentative: asserts_beyond_the_text(file),
     }
+}
+
+/// Whether a file asserts what the published text (profile `text`) does not say, as the test
+/// it exports under `spec` (the text with PR #373's readiness model): its `requires:` is
+/// something the text lacks, or one of its expectations holds under `spec` and not under
+/// `text` (a tag only PR #373 meets). WPT names such a test `.tentative`.
+///
+/// The engine's choice: a property of the file, not of the profile it is run or exported
+/// under, so that a test has one name in every report. A file whose expectations are tagged
+/// only for other proposals (a profile or switch value `spec` does not have) asserts the text
+/// under `spec`, and is not tentative.
+pub fn asserts_beyond_the_text(file: &ScenarioFile) -> bool {
+    let (Ok(spec), Ok(text)) = (Profile::named("spec"), Profile::named("text")) else {
+        return false;
+    };
+    if !applies(&file.requires, &text) {
+        return true;
+    }
+    fn beyond(actions: &[Action], spec: &Profile, text: &Profile) -> bool {
+        actions.iter().any(|a| match &a.kind {
+            ActionKind::Expect(e) => applies(&e.tags, spec) && !applies(&e.tags, text),
+            ActionKind::Trigger { actions, .. } => beyond(actions, spec, text),
+            _ => false,
+        })
+    }
+    file.subtests
+        .iter()
+        .any(|s| beyond(&s.actions, &spec, &text))
 }
 
 /// Why a file's subtests do not run under a profile: its `requires:` tags, none of which the
