@@ -190,7 +190,9 @@ pub(crate) fn outcome_rows(outcomes: &[&[(String, String)]]) -> Vec<(String, Vec
     // The keys that differ only in their line, gathered by what precedes " at line N".
     fn family(k: &str) -> Option<(&str, &str)> {
         let (head, line) = k.rsplit_once(" at line ")?;
-        line.chars().all(|c| c.is_ascii_digit()).then_some((head, line))
+        line.chars()
+            .all(|c| c.is_ascii_digit())
+            .then_some((head, line))
     }
     let mut families: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for &k in &keys {
@@ -223,7 +225,10 @@ pub(crate) fn outcome_rows(outcomes: &[&[(String, String)]]) -> Vec<(String, Vec
             done.insert(k);
             continue;
         }
-        let lines: Vec<&str> = group.iter().filter_map(|g| family(g).map(|(_, l)| l)).collect();
+        let lines: Vec<&str> = group
+            .iter()
+            .filter_map(|g| family(g).map(|(_, l)| l))
+            .collect();
         let head = family(k).map(|(h, _)| h).unwrap_or_default();
         let mut shown = Vec::new();
         let mut plain = Vec::new();
