@@ -270,7 +270,7 @@ fn axis(t: &Timeline) -> Axis {
 fn jump_label(ms: u64) -> String {
     if ms < 1000 {
         format!("+{ms} ms")
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("+{} s", ms / 1000)
     } else {
         format!("+{:.1} s", ms as f64 / 1000.0)
