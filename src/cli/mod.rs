@@ -540,6 +540,30 @@ pub fn seconds_up_to_an_hour(value: &str) -> Result<f64, String> {
     }
 }
 
+/// A duration of `serve`'s HTTP bounds: a number of seconds, or one with `ms`, `s`, `m` or `h`,
+/// above 0 and at most a day (`--session-idle 10m`, `--header-timeout 500ms`).
+pub fn duration_up_to_a_day(text: &str) -> Result<std::time::Duration, String> {
+    let t = text.trim();
+    let expected = || {
+        format!("`{text}`: expected a duration above 0 and at most a day, in seconds or with ms, s, m or h (`30s`, `500ms`, `10m`)")
+    };
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let scale = match unit {
+        "ms" => 0.001,
+        "" | "s" => 1.0,
+        "m" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(expected()),
+    };
+    let n: f64 = number.trim().parse().map_err(|_| expected())?;
+    let seconds = n * scale;
+    if !(seconds > 0.0 && seconds <= 86_400.0) {
+        return Err(expected());
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
 /// A whole number of milliseconds, at most a minute (`--margin-ms` of diff-browser).
 pub fn milliseconds_up_to_a_minute(value: &str) -> Result<u64, String> {
     match value.parse::<u64>() {

@@ -2,7 +2,8 @@
 //! ([`MAX_CONNECTIONS`] at once), MCP sessions ([`MAX_SESSIONS`] at once, each closed after
 //! [`SESSION_IDLE`] with no request), and the time and bytes of one request (its header within
 //! [`HEADER_TIMEOUT`], its body within [`BODY_TIMEOUT`] and [`MAX_BODY`]). A client past a bound
-//! gets an HTTP error that says which, never a server that grows or waits without end.
+//! gets an HTTP error that says which, never a server that grows or waits without end. The
+//! constants are the defaults of [`HttpLimits`], which `serve`'s flags change.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -28,19 +29,52 @@ pub const MAX_BODY: usize = super::transport::MAX_LINE;
 
 type Body = http_body_util::combinators::BoxBody<Bytes, std::convert::Infallible>;
 
+/// The bounds one `serve --http` keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpLimits {
+    pub max_connections: usize,
+    pub max_sessions: usize,
+    pub session_idle: Duration,
+    pub header_timeout: Duration,
+    pub body_timeout: Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            max_connections: MAX_CONNECTIONS,
+            max_sessions: MAX_SESSIONS,
+            session_idle: SESSION_IDLE,
+            header_timeout: HEADER_TIMEOUT,
+            body_timeout: BODY_TIMEOUT,
+        }
+    }
+}
+
+/// A duration as `serve`'s messages say it: whole seconds, or milliseconds below one.
+pub fn said(d: Duration) -> String {
+    if d.as_millis().is_multiple_of(1000) {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
+
 /// The sessions of the server, and when each was last used.
 pub struct Sessions {
     pub manager: Arc<LocalSessionManager>,
     last_used: Mutex<HashMap<String, Instant>>,
+    limits: HttpLimits,
 }
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
 impl Sessions {
-    pub fn new() -> Arc<Sessions> {
+    pub fn new(limits: HttpLimits) -> Arc<Sessions> {
         Arc::new(Sessions {
             manager: Arc::new(LocalSessionManager::default()),
             last_used: Mutex::new(HashMap::new()),
+            limits,
         })
     }
 
@@ -52,7 +86,8 @@ impl Sessions {
         }
     }
 
-    /// Closes the sessions idle for [`SESSION_IDLE`]; forgets those already gone.
+    /// Closes the sessions idle for their limit ([`SESSION_IDLE`] by default); forgets those
+    /// already gone.
     pub async fn expire(&self) {
         let live: Vec<String> = self
             .manager
@@ -67,7 +102,9 @@ impl Sessions {
                 used.retain(|id, _| live.contains(id));
                 let now = Instant::now();
                 live.iter()
-                    .filter(|id| *used.entry((*id).clone()).or_insert(now) + SESSION_IDLE <= now)
+                    .filter(|id| {
+                        *used.entry((*id).clone()).or_insert(now) + self.limits.session_idle <= now
+                    })
                     .cloned()
                     .collect()
             }
@@ -83,19 +120,23 @@ impl Sessions {
 
     /// Whether a new session would be one too many (after closing the idle ones).
     pub async fn full(&self) -> bool {
-        if self.manager.sessions.read().await.len() < MAX_SESSIONS {
+        let most = self.limits.max_sessions;
+        if self.manager.sessions.read().await.len() < most {
             return false;
         }
         self.expire().await;
-        self.manager.sessions.read().await.len() >= MAX_SESSIONS
+        self.manager.sessions.read().await.len() >= most
     }
 }
 
-/// Closes idle sessions every few seconds, for as long as the server runs.
+/// Closes idle sessions every few seconds (or, under a shorter idle limit, twice per limit),
+/// for as long as the server runs.
 pub fn expire_idle_sessions(sessions: Arc<Sessions>) {
+    let every =
+        (sessions.limits.session_idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(5));
     tokio::spawn(async move {
         loop {
-            tokio::time::sleep(Duration::from_secs(5)).await;
+            tokio::time::sleep(every).await;
             sessions.expire().await;
         }
     });
@@ -106,20 +147,18 @@ pub fn begins_session<B>(request: &hyper::Request<B>) -> bool {
     request.method() == hyper::Method::POST && !request.headers().contains_key(SESSION_HEADER)
 }
 
-/// A request's body, read whole within [`BODY_TIMEOUT`] and [`MAX_BODY`]; else the answer
-/// that says which bound it went past.
+/// A request's body, read whole within `within` ([`BODY_TIMEOUT`] by default) and
+/// [`MAX_BODY`]; else the answer that says which bound it went past.
 pub async fn read_body(
     request: hyper::Request<hyper::body::Incoming>,
+    within: Duration,
 ) -> Result<hyper::Request<Full<Bytes>>, hyper::Response<Body>> {
     let (parts, body) = request.into_parts();
-    let collected = tokio::time::timeout(BODY_TIMEOUT, Limited::new(body, MAX_BODY).collect());
+    let collected = tokio::time::timeout(within, Limited::new(body, MAX_BODY).collect());
     match collected.await {
         Err(_) => Err(refusal(
             hyper::StatusCode::REQUEST_TIMEOUT,
-            &format!(
-                "the request's body did not arrive within {} s",
-                BODY_TIMEOUT.as_secs()
-            ),
+            &format!("the request's body did not arrive within {}", said(within)),
         )),
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(refusal(
             hyper::StatusCode::PAYLOAD_TOO_LARGE,

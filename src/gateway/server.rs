@@ -347,6 +347,7 @@ pub fn http_address(given: &str) -> Result<SocketAddr, TransportError> {
 pub fn serve_http(
     gateway: Gateway,
     addr: SocketAddr,
+    bounds: limits::HttpLimits,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<(), TransportError> {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -372,14 +373,14 @@ pub fn serve_http(
         // agent that is not a browser) or a loopback one passes; any other, `null` included,
         // gets 403.
         config = config.with_allowed_origins(LOOPBACK_ORIGINS);
-        let sessions = limits::Sessions::new();
+        let sessions = limits::Sessions::new(bounds);
         limits::expire_idle_sessions(sessions.clone());
         let service = StreamableHttpService::<_, LocalSessionManager>::new(
             move || Ok(GatewayServer::new(gateway.clone())),
             sessions.manager.clone(),
             config,
         );
-        let connections = Arc::new(tokio::sync::Semaphore::new(limits::MAX_CONNECTIONS));
+        let connections = Arc::new(tokio::sync::Semaphore::new(bounds.max_connections));
         ready(bound);
         loop {
             let (mut stream, _) = match listener.accept().await {
@@ -412,11 +413,11 @@ pub fn serve_http(
                             if limits::begins_session(&request) && sessions.full().await {
                                 return Ok(limits::refusal(
                                     hyper::StatusCode::SERVICE_UNAVAILABLE,
-                                    &format!("{} MCP sessions are open, the most there may be: close one (DELETE /mcp with its Mcp-Session-Id), or wait for one to go idle for {} s", limits::MAX_SESSIONS, limits::SESSION_IDLE.as_secs()),
+                                    &format!("{} MCP sessions are open, the most there may be (--max-sessions): close one (DELETE /mcp with its Mcp-Session-Id), or wait for one to go idle for {} (--session-idle)", bounds.max_sessions, limits::said(bounds.session_idle)),
                                 ));
                             }
                             sessions.touch(request.headers());
-                            let request = match limits::read_body(request).await {
+                            let request = match limits::read_body(request, bounds.body_timeout).await {
                                 Ok(r) => r,
                                 Err(refused) => return Ok(refused),
                             };
@@ -434,7 +435,7 @@ pub fn serve_http(
                 let io = hyper_util::rt::TokioIo::new(stream);
                 if let Err(e) = hyper::server::conn::http1::Builder::new()
                     .timer(hyper_util::rt::TokioTimer::new())
-                    .header_read_timeout(limits::HEADER_TIMEOUT)
+                    .header_read_timeout(bounds.header_timeout)
                     .serve_connection(io, answer)
                     .await
                 {

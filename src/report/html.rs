@@ -25,12 +25,15 @@ use crate::scenario::{FileResult, Status, SubtestResult};
 
 const TITLE_W: u32 = 200;
 /// A column's width: as wide as this at most, narrower (to [`MIN_SLOT_W`]) so that the whole
-/// timeline fits [`FIT_W`]; a longer one scrolls, or is zoomed to fit with the section's button.
+/// timeline fits [`FIT_W`]; a longer one opens zoomed to fit (down to [`MIN_ZOOM`]) or scrolls.
 const SLOT_W: u32 = 136;
 const MIN_SLOT_W: u32 = 60;
 /// The canvas width that fits a 1400 px window (the page's margins and border taken off).
 const FIT_W: u32 = 1350;
 const JUMP_W: u32 = 58;
+/// The smallest scale a timeline is shown at to fit [`FIT_W`] when the page opens: below it,
+/// text would be too small to read, and the timeline scrolls sideways instead.
+const MIN_ZOOM: f64 = 0.7;
 const AXIS_H: u32 = 30;
 const LANE_H: u32 = 112;
 /// The widest a box grows into the free columns after it.
@@ -144,7 +147,7 @@ const SCRIPT: &str = r#"
     b.addEventListener('click', () => {
       const scroll = b.closest('section').querySelector('.scroll');
       const canvas = scroll.querySelector('.canvas');
-      if (canvas.style.zoom) { canvas.style.zoom = ''; b.textContent = 'zoom to fit'; }
+      if (canvas.style.zoom && canvas.style.zoom !== '1') { canvas.style.zoom = '1'; b.textContent = 'zoom to fit'; }
       else { canvas.style.zoom = Math.min(1, scroll.clientWidth / canvas.offsetWidth); b.textContent = 'actual size'; }
     });
   });
@@ -199,7 +202,7 @@ const SCRIPT: &str = r#"
       // Every box's label as shown, for the check that the steps are read without a hover.
       labels: Array.from(document.querySelectorAll('.unit .s')).map(e => ({text: e.textContent, cut: e.scrollHeight > e.clientHeight + 1})),
       // What a window must be to show every timeline whole.
-      width: Math.max(document.documentElement.scrollWidth, ...Array.from(document.querySelectorAll('.canvas')).map(c => c.offsetWidth + 44)),
+      width: Math.max(document.documentElement.scrollWidth, ...Array.from(document.querySelectorAll('.canvas')).map(c => Math.ceil(c.getBoundingClientRect().width) + 44)),
       height: document.documentElement.scrollHeight,
       problems: problems,
     };
@@ -267,7 +270,7 @@ fn axis(t: &Timeline) -> Axis {
 fn jump_label(ms: u64) -> String {
     if ms < 1000 {
         format!("+{ms} ms")
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("+{} s", ms / 1000)
     } else {
         format!("+{:.1} s", ms as f64 / 1000.0)
@@ -554,20 +557,24 @@ fn section(profile: &str, sub: &SubtestResult, t: &Timeline, differs: &[bool], i
         );
     }
     let status = sub.status.name();
+    // Wider than the window: shown zoomed to fit where the scale stays readable (the button
+    // gives the actual size back), else at actual size, scrolling sideways.
+    let zoom = f64::from(FIT_W) / f64::from(ax.width);
+    let fit = (ax.width > FIT_W && zoom >= MIN_ZOOM).then_some(zoom);
     format!(
-        "<section class=\"timeline\" data-profile=\"{}\">\n<h2>profile {}<span class=\"status {status}\">{status}</span> <span class=\"mono\" style=\"font-weight:400;color:#555\">schedule {} · {} units · {} ms virtual</span>{}</h2>\n<div class=\"scroll\"><div class=\"canvas\" style=\"width:{}px;height:{}px\">\n<div class=\"axis\" style=\"width:{}px\">{axis_html}</div>\n{jumps}\n{rows}<svg class=\"causes\" width=\"{}\" height=\"{y}\"><defs><marker id=\"{id}-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" style=\"fill:#607d8b;stroke:none\"/></marker></defs>{paths}</svg>\n</div></div>\n</section>\n",
+        "<section class=\"timeline\" data-profile=\"{}\">\n<h2>profile {}<span class=\"status {status}\">{status}</span> <span class=\"mono\" style=\"font-weight:400;color:#555\">schedule {} · {} units · {} ms virtual</span>{}</h2>\n<div class=\"scroll\"><div class=\"canvas\" style=\"width:{}px;height:{}px{}\">\n<div class=\"axis\" style=\"width:{}px\">{axis_html}</div>\n{jumps}\n{rows}<svg class=\"causes\" width=\"{}\" height=\"{y}\"><defs><marker id=\"{id}-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" style=\"fill:#607d8b;stroke:none\"/></marker></defs>{paths}</svg>\n</div></div>\n</section>\n",
         escape(profile),
         escape(profile),
         escape(&sub.schedule),
         sub.units,
         sub.time,
-        if ax.width > FIT_W {
-            "<button class=\"fit\" type=\"button\">zoom to fit</button>"
-        } else {
-            ""
+        match fit {
+            None => "",
+            Some(_) => "<button class=\"fit\" type=\"button\">actual size</button>",
         },
         ax.width,
         y + 4,
+        fit.map_or(String::new(), |z| format!(";zoom:{z:.3}")),
         ax.width,
         ax.width
     )
