@@ -9,7 +9,9 @@
 //! - `rearming_units/N`: a page tool that calls itself, stopped by `--max-units N` (each unit
 //!   does constant work).
 //! - `value_growth/N`: a string doubled until the value budget (N) stops it.
+//! - `page_timers/N`: one task setting N timers, each running a statement when it fires.
 //! - `spec_check_parse/N`: spec-check's parser on a Bikeshed source of N algorithms.
+//! - `spec_check_nesting/N`: spec-check's parser on N `<div>`, nested 500 deep.
 //!
 //! Pages and sources are built once, outside the measurement; each iteration parses and runs.
 
@@ -67,6 +69,15 @@ fn doubling() -> String {
     text
 }
 
+fn page_timers(n: usize) -> String {
+    let mut text = format!("{HEAD}  task in top:\n");
+    for i in 0..n {
+        text.push_str(&format!("    after {}ms:\n      x = {i}\n", i % 1000 + 1));
+    }
+    text.push_str("  run\n");
+    text
+}
+
 fn run(text: &str, options: &RunOptions, passes: bool) -> u64 {
     let file = parse_file("linear.scn", text).expect("parses");
     let result = run_file(&file, options);
@@ -87,7 +98,7 @@ fn bench_linear_costs(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("get_tools_again");
     g.sample_size(10);
-    for n in [100, 200, 400] {
+    for n in [1_000, 2_000, 4_000] {
         let text = get_tools_again(n);
         g.bench_with_input(BenchmarkId::from_parameter(n), &text, |b, t| {
             b.iter(|| run(t, &plain, true))
@@ -142,6 +153,16 @@ fn bench_linear_costs(c: &mut Criterion) {
     }
     g.finish();
 
+    let mut g = c.benchmark_group("page_timers");
+    g.sample_size(10);
+    for n in [10_000, 20_000, 40_000] {
+        let text = page_timers(n);
+        g.bench_with_input(BenchmarkId::from_parameter(n), &text, |b, t| {
+            b.iter(|| run(t, &plain, true))
+        });
+    }
+    g.finish();
+
     let mut g = c.benchmark_group("spec_check_parse");
     g.sample_size(10);
     for n in [2_000, 4_000, 8_000] {
@@ -154,6 +175,28 @@ fn bench_linear_costs(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::from_parameter(n), &src, |b, s| {
             b.iter(|| {
                 let spec = webmcp_ref::speccheck::parse_bs(s).expect("parses");
+                black_box(spec.algorithms.len())
+            })
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("spec_check_nesting");
+    g.sample_size(10);
+    for n in [20_000, 40_000, 80_000] {
+        let mut src = String::from("<pre class=metadata>\nTitle: T\nIndent: 2\n</pre>\n\n");
+        // Towers of 500 (the parser refuses more than 512 levels), one algorithm inside each.
+        for i in 0..n / 500 {
+            src.push_str(&"<div>\n".repeat(500));
+            src.push_str(&format!(
+                "<div algorithm>\nTo <dfn>go {i}</dfn>:\n\n1. Return.\n</div>\n"
+            ));
+            src.push_str(&"</div>\n".repeat(500));
+        }
+        g.bench_with_input(BenchmarkId::from_parameter(n), &src, |b, s| {
+            b.iter(|| {
+                let spec = webmcp_ref::speccheck::parse_bs(s).expect("parses");
+                assert_eq!(spec.algorithms.len(), s.matches("<div algorithm>").count());
                 black_box(spec.algorithms.len())
             })
         });

@@ -87,7 +87,7 @@ subtest "waitForToolsUntil, which Chromium 156 does not have"
 const REVISION: &str = "0123456789abcdef0123456789abcdef01234567";
 
 const KNOWN: &str =
-    "[webmcp/webmcp-ref/webmcp-ref-browser-test.https.html :: waitForToolsUntil, which Chromium 156 does not have]
+    "[webmcp/webmcp-ref/small-browser-check.https.html :: waitForToolsUntil, which Chromium 156 does not have]
 right: engine
 why: Chromium 156 does not implement PR #373.
 message: waitForToolsUntil is not a function
@@ -99,7 +99,7 @@ fn a_small_exported_file_runs_in_chromium_beside_the_engine() {
     let dir = scratch("diff");
     let known = dir.join("known.txt");
     std::fs::write(&known, KNOWN).unwrap();
-    let file = parse_file("webmcp-ref-browser-test.scn", SCENARIO).unwrap();
+    let file = parse_file("small-browser-check.scn", SCENARIO).unwrap();
     let options = DiffOptions {
         profile: Profile::named("chromium-156").unwrap(),
         browser: browser_path(),
@@ -171,7 +171,7 @@ fn a_small_exported_file_runs_in_chromium_beside_the_engine() {
     assert!(run.stale.is_empty());
     // The exported test is on disk as WPT would have it.
     assert!(dir
-        .join("tests/webmcp/webmcp-ref/webmcp-ref-browser-test.https.html")
+        .join("tests/webmcp/webmcp-ref/small-browser-check.https.html")
         .is_file());
     assert!(dir
         .join("tests/webmcp/webmcp-ref/resources/webmcp-ref.js")
@@ -192,7 +192,7 @@ fn a_small_exported_file_runs_in_chromium_beside_the_engine() {
     assert!(info.values().all(|v| v.is_string() || v.is_boolean()), "{info:?}");
     let typed: wptreport::wpt_report::WptReport =
         serde_json::from_value(report.clone()).unwrap();
-    assert_eq!(typed.results[0].test, "/webmcp/webmcp-ref/webmcp-ref-browser-test.https.html");
+    assert_eq!(typed.results[0].test, "/webmcp/webmcp-ref/small-browser-check.https.html");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -204,10 +204,10 @@ fn a_stale_or_missing_known_difference_fails_the_run() {
     // The readiness subtest's difference is not listed; a subtest that agrees is.
     std::fs::write(
         &known,
-        "[webmcp/webmcp-ref/webmcp-ref-browser-test.https.html :: register, list and run a tool; toolchange is heard]\nright: chromium\nwhy: listed on purpose, though it agrees\n",
+        "[webmcp/webmcp-ref/small-browser-check.https.html :: register, list and run a tool; toolchange is heard]\nright: chromium\nwhy: listed on purpose, though it agrees\n",
     )
     .unwrap();
-    let file = parse_file("webmcp-ref-browser-test.scn", SCENARIO).unwrap();
+    let file = parse_file("small-browser-check.scn", SCENARIO).unwrap();
     let options = DiffOptions {
         profile: Profile::named("chromium-156").unwrap(),
         browser: browser_path(),
@@ -237,7 +237,7 @@ fn a_stale_or_missing_known_difference_fails_the_run() {
     );
     assert!(human.contains("UNEXPLAINED"), "{human}");
     assert!(human.contains("Stale known differences"), "{human}");
-    assert!(human.contains("[webmcp/webmcp-ref/webmcp-ref-browser-test.https.html :: waitForToolsUntil, which Chromium 156 does not have]"), "{human}");
+    assert!(human.contains("[webmcp/webmcp-ref/small-browser-check.https.html :: waitForToolsUntil, which Chromium 156 does not have]"), "{human}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

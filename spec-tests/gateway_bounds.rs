@@ -4,7 +4,7 @@
 //! stops reading instead of keeping them). Each bound is set small with its flag, so that the
 //! test sees it reached in a second rather than in minutes.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,24 +24,7 @@ struct Server {
 
 impl Server {
     fn start(flags: &[&str]) -> Server {
-        let mut child = Command::new(BIN)
-            .args(["serve", "served/shop.scn", "--subtest", "late", "--http", "0"])
-            .args(flags)
-            .current_dir(ROOT)
-            .stdin(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starts");
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().expect("stderr"))
-            .read_line(&mut line)
-            .expect("a line");
-        let address = line
-            .split("http://")
-            .nth(1)
-            .and_then(|s| s.strip_suffix("/mcp\n"))
-            .unwrap_or_else(|| panic!("{line}"))
-            .to_string();
+        let (child, address) = crate::common::http_server(flags);
         Server { child, address }
     }
 

@@ -717,23 +717,7 @@ fn http_listens_on_loopback_only_and_answers_at_mcp() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut child = Command::new(BIN)
-        .args(["serve", "served/shop.scn", "--subtest", "late", "--http", "0"])
-        .current_dir(ROOT)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starts");
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().expect("stderr"))
-        .read_line(&mut line)
-        .expect("a line");
-    let address = line
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.strip_suffix("/mcp\n"))
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
+    let (mut child, address) = crate::common::http_server(&[]);
     let post = |path: &str| {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).to_string();
         let mut s = std::net::TcpStream::connect(&address).expect("connects");
@@ -757,31 +741,10 @@ fn http_listens_on_loopback_only_and_answers_at_mcp() {
     let _ = child.wait();
 }
 
-/// `webmcp-ref serve --http 0` on served/shop.scn: the child and the address it listens on.
-fn http_server() -> (Child, String) {
-    let mut child = Command::new(BIN)
-        .args(["serve", "served/shop.scn", "--subtest", "late", "--http", "0"])
-        .current_dir(ROOT)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starts");
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().expect("stderr"))
-        .read_line(&mut line)
-        .expect("a line");
-    let address = line
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.strip_suffix("/mcp\n"))
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
-    (child, address)
-}
 
 #[test]
 fn http_refuses_requests_from_origins_off_loopback() {
-    let (mut child, address) = http_server();
+    let (mut child, address) = crate::common::http_server(&[]);
     let port = address.rsplit(':').next().expect("a port").to_string();
     let post = |origin: Option<&str>| {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).to_string();

@@ -374,3 +374,35 @@ pub fn webmcp_ref_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, Stri
 pub fn webmcp_ref(args: &[&str]) -> (i32, String, String) {
     webmcp_ref_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), args)
 }
+
+/// `webmcp-ref serve --http 0` on served/shop.scn's subtest "late", with `flags`: the child and
+/// the address it says it listens on.
+pub fn http_server(flags: &[&str]) -> (std::process::Child, String) {
+    use std::io::BufRead as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_webmcp-ref"))
+        .args([
+            "serve",
+            "served/shop.scn",
+            "--subtest",
+            "late",
+            "--http",
+            "0",
+        ])
+        .args(flags)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stderr.take().expect("stderr"))
+        .read_line(&mut line)
+        .expect("a line");
+    let address = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.strip_suffix("/mcp\n"))
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    (child, address)
+}

@@ -12,6 +12,7 @@ pub mod wpt;
 
 pub use wpt::{test_id, wptreport, WptRun};
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::text::escape::{cut, READABLE_CHARS};
@@ -179,7 +180,7 @@ pub fn summary(results: &[FileResult]) -> Summary {
 /// and that no run has two of, are one row (`observation at lines 16 / 17`), each value with
 /// its line, so that the profiles' outcomes sit side by side.
 pub(crate) fn outcome_rows(outcomes: &[&[(String, String)]]) -> Vec<(String, Vec<String>, bool)> {
-    use std::collections::{BTreeMap, BTreeSet};
+    use std::collections::BTreeSet;
     // Each outcome read once, by name, and the keys gathered by family once: a wide world has
     // many values, and every step below is a look-up, not a scan.
     let by_name: Vec<BTreeMap<&str, &str>> = outcomes
@@ -414,22 +415,9 @@ pub fn exploration_differences(results: &[crate::explore::Exploration]) -> Strin
             })
             .collect();
         // Each outcome's values, by name (a wide world has many).
-        let by_name: Vec<Vec<std::collections::BTreeMap<&str, &str>>> = per
+        let by_name: Vec<Vec<BTreeMap<&str, &str>>> = per
             .iter()
-            .map(|e| {
-                e.map(|e| {
-                    e.outcomes
-                        .iter()
-                        .map(|o| {
-                            o.values
-                                .iter()
-                                .map(|(k, v)| (k.as_str(), v.as_str()))
-                                .collect()
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
-            })
+            .map(|e| e.map(outcome_values).unwrap_or_default())
             .collect();
         let cell = |i: usize, key: &str| -> String {
             let Some(e) = per[i] else { return "-".into() };
@@ -527,16 +515,7 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
         // Only the values that differ between outcomes say anything (each outcome's values
         // read once, by name: a wide world has many).
         let keys: std::collections::BTreeSet<&str> = {
-            let by_outcome: Vec<std::collections::BTreeMap<&str, &str>> = e
-                .outcomes
-                .iter()
-                .map(|o| {
-                    o.values
-                        .iter()
-                        .map(|(k, v)| (k.as_str(), v.as_str()))
-                        .collect()
-                })
-                .collect();
+            let by_outcome = outcome_values(e);
             let all: std::collections::BTreeSet<&str> =
                 by_outcome.iter().flat_map(|m| m.keys().copied()).collect();
             all.into_iter()
@@ -643,6 +622,19 @@ fn write_table<N: AsRef<str>, V: AsRef<str>>(
         }
         out.push('\n');
     }
+}
+
+/// Each outcome of an exploration, its values by name (a wide world has many).
+fn outcome_values(e: &crate::explore::Exploration) -> Vec<BTreeMap<&str, &str>> {
+    e.outcomes
+        .iter()
+        .map(|o| {
+            o.values
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect()
+        })
+        .collect()
 }
 
 #[cfg(test)]

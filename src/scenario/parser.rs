@@ -766,14 +766,14 @@ impl SubtestParser {
                 return Ok(ActionKind::Task {
                     realm,
                     completion: None,
-                    block: Arc::new(Block {
-                        line: line.line,
-                        stmts: vec![Stmt {
+                    block: Arc::new(Block::new(
+                        line.line,
+                        vec![Stmt {
                             line: sline,
                             column: scolumn,
                             kind,
                         }],
-                    }),
+                    )),
                 });
             }
             "expect" => {

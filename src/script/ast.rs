@@ -2,17 +2,57 @@
 //! a realm, inside tasks, callbacks and promise jobs of the simulation. Scripts are data so
 //! that a world can be cloned and compared, which the explorer needs.
 
-use std::sync::Arc;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, OnceLock};
 
 use crate::host::keys::{DocumentKey, PromiseKey};
+use crate::host::shared::StateHasher;
 use crate::host::value::Value;
 
 /// A block of statements: a task's script, a callback's body.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// A block never changes once parsed, and the world hashes a pending continuation's block each
+/// time it queues one (an `await` in a long script queues the rest of it): the block's hash is
+/// worked out once, on first use, so that queueing costs the same whatever the block's length.
+#[derive(Clone, Debug)]
 pub struct Block {
     /// The line of the scenario file where the block starts.
     pub line: u32,
     pub stmts: Vec<Stmt>,
+    digest: OnceLock<u128>,
+}
+
+impl Block {
+    pub fn new(line: u32, stmts: Vec<Stmt>) -> Block {
+        Block {
+            line,
+            stmts,
+            digest: OnceLock::new(),
+        }
+    }
+
+    fn digest(&self) -> u128 {
+        *self.digest.get_or_init(|| {
+            let mut h = StateHasher::default();
+            self.line.hash(&mut h);
+            self.stmts.hash(&mut h);
+            h.finish128()
+        })
+    }
+}
+
+impl PartialEq for Block {
+    fn eq(&self, other: &Block) -> bool {
+        self.line == other.line && self.stmts == other.stmts
+    }
+}
+
+impl Eq for Block {}
+
+impl Hash for Block {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u128(self.digest());
+    }
 }
 
 /// One statement, with where it stands in the scenario file.

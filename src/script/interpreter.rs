@@ -226,10 +226,7 @@ pub trait Interpreter: ScriptHost {
         let mut locals = function.captured.clone();
         locals.extend(params);
         let frame = Frame {
-            block: Arc::new(Block {
-                line: 0,
-                stmts: Vec::new(),
-            }),
+            block: Arc::new(Block::new(0, Vec::new())),
             pc: 0,
             realm: function.realm,
             locals: locals.clone(),

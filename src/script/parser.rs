@@ -68,7 +68,7 @@ impl ScriptParser {
             let mut p = Cursor::new(&self.path, &toks, l);
             stmts.push(self.statement(&mut p, l)?);
         }
-        Ok(Block { line, stmts })
+        Ok(Block::new(line, stmts))
     }
 
     /// A block opened by a line ending in `:`: its indented lines, or the rest of the line.
@@ -107,10 +107,7 @@ impl ScriptParser {
             ));
         }
         let stmt = self.statement(p, line)?;
-        Ok(Arc::new(Block {
-            line: line.line,
-            stmts: vec![stmt],
-        }))
+        Ok(Arc::new(Block::new(line.line, vec![stmt])))
     }
 
     pub(crate) fn no_children(&self, line: &Line, what: &str) -> Result<(), ParseError> {
