@@ -1522,8 +1522,12 @@ fn param_description<U: crate::host::seam::Upper>(w: &HostState<U>, p: &Param) -
         if let Some(f) = fieldset {
             return non_empty(w.attribute(f, "toolparamdescription"));
         }
+        // A radio button alone in its group is described as any other control is: by its own
+        // toolparamdescription, then its labels (Chromium 156, measured by
+        // declarative/toolchange-on-name-change).
         if p.controls.len() == 1 {
-            return label_text(w, first);
+            return non_empty(w.attribute(first, "toolparamdescription"))
+                .or_else(|| label_text(w, first));
         }
         return None;
     }
