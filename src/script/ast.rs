@@ -214,3 +214,35 @@ impl Frame {
             .unwrap_or(self.block.line)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::hash::{Hash, Hasher};
+
+    use crate::host::shared::StateHasher;
+    use crate::script::parser::parse_script;
+
+    fn hash_of(b: &super::Block) -> u128 {
+        let mut h = StateHasher::default();
+        b.hash(&mut h);
+        h.finish128()
+    }
+
+    /// A block's remembered hash is a function of its statements: equal blocks hash alike
+    /// (a copy, or the same text parsed again), and a block that says something else does not.
+    #[test]
+    fn a_blocks_hash_follows_its_statements() {
+        let a = parse_script("x = 1\nlog \"a\"").unwrap();
+        let again = parse_script("x = 1\nlog \"a\"").unwrap();
+        let other = parse_script("x = 1\nlog \"b\"").unwrap();
+        let shorter = parse_script("x = 1").unwrap();
+        assert_eq!(hash_of(&a), hash_of(&again));
+        assert_eq!(hash_of(&a), hash_of(&a.clone()));
+        assert_eq!(a, again);
+        assert_ne!(a, other);
+        assert_ne!(hash_of(&a), hash_of(&other));
+        assert_ne!(hash_of(&a), hash_of(&shorter));
+        // Hashed once: a second hash reads the remembered digest and agrees with the first.
+        assert_eq!(hash_of(&other), hash_of(&other));
+    }
+}
