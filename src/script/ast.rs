@@ -217,7 +217,7 @@ impl Frame {
 
 #[cfg(test)]
 mod tests {
-    use std::hash::{Hash, Hasher};
+    use std::hash::Hash;
 
     use crate::host::shared::StateHasher;
     use crate::script::parser::parse_script;
