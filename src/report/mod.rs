@@ -183,10 +183,7 @@ pub(crate) fn outcome_rows(outcomes: &[&[(String, String)]]) -> Vec<(String, Vec
     use std::collections::BTreeSet;
     // Each outcome read once, by name, and the keys gathered by family once: a wide world has
     // many values, and every step below is a look-up, not a scan.
-    let by_name: Vec<BTreeMap<&str, &str>> = outcomes
-        .iter()
-        .map(|o| o.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect())
-        .collect();
+    let by_name: Vec<BTreeMap<&str, &str>> = outcomes.iter().map(|o| values_by_name(o)).collect();
     let keys: BTreeSet<&str> = by_name.iter().flat_map(|o| o.keys().copied()).collect();
     // The keys that differ only in their line, gathered by what precedes " at line N".
     fn family(k: &str) -> Option<(&str, &str)> {
@@ -624,16 +621,19 @@ fn write_table<N: AsRef<str>, V: AsRef<str>>(
     }
 }
 
+/// An outcome's values, by name.
+fn values_by_name(values: &[(String, String)]) -> BTreeMap<&str, &str> {
+    values
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect()
+}
+
 /// Each outcome of an exploration, its values by name (a wide world has many).
 fn outcome_values(e: &crate::explore::Exploration) -> Vec<BTreeMap<&str, &str>> {
     e.outcomes
         .iter()
-        .map(|o| {
-            o.values
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect()
-        })
+        .map(|o| values_by_name(&o.values))
         .collect()
 }
 

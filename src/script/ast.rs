@@ -242,7 +242,10 @@ mod tests {
         assert_ne!(a, other);
         assert_ne!(hash_of(&a), hash_of(&other));
         assert_ne!(hash_of(&a), hash_of(&shorter));
-        // Hashed once: a second hash reads the remembered digest and agrees with the first.
-        assert_eq!(hash_of(&other), hash_of(&other));
+        // A block inside a statement hashes by its own statements too.
+        let timer = parse_script("after 5ms:\n  log \"a\"").unwrap();
+        let other_timer = parse_script("after 5ms:\n  log \"b\"").unwrap();
+        assert_ne!(timer, other_timer);
+        assert_ne!(hash_of(&timer), hash_of(&other_timer));
     }
 }
