@@ -167,3 +167,54 @@ fn the_finder_sees_both_import_forms() {
         "{names:?}"
     );
 }
+
+/// The crates that do real I/O, which the library's `native` feature brings in (Cargo.toml):
+/// the layers the playground builds for WebAssembly must not need them.
+const IO_CRATES: &[&str] = &[
+    "tokio::",
+    "rmcp::",
+    "hyper::",
+    "hyper_util::",
+    "http_body_util::",
+    "bytes::",
+    "libc::",
+    "mimalloc::",
+];
+
+#[test]
+fn only_the_native_layers_do_real_io() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = BTreeMap::new();
+    sources(&root.join("src"), &mut files);
+    let lib = &files[&root.join("src/lib.rs").to_string_lossy().replace('\\', "/")];
+    for m in ["browser", "gateway"] {
+        assert!(
+            lib.contains(&format!("#[cfg(feature = \"native\")]\npub mod {m};")),
+            "src/lib.rs builds {m} only with the native feature"
+        );
+    }
+    let mut problems = Vec::new();
+    for (path, text) in &files {
+        let native_only = ["/src/browser/", "/src/gateway/", "/src/cli/", "/src/main.rs"]
+            .iter()
+            .any(|d| path.contains(d));
+        if native_only {
+            continue;
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let code = l.split("//").next().unwrap_or("");
+            let Some(c) = IO_CRATES.iter().find(|c| code.contains(*c)) else {
+                continue;
+            };
+            // Allowed inside a block the native feature gates, opened just above.
+            let gated = lines[i.saturating_sub(3)..i]
+                .iter()
+                .any(|above| above.contains("feature = \"native\""));
+            if !gated {
+                problems.push(format!("{path}:{}: names {c} outside the native feature", i + 1));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

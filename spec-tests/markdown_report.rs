@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use webmcp_ref::engine::trace::{Lane, Mark, TraceEntry};
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
+use webmcp_ref::report::link::Link;
 use webmcp_ref::report::markdown::{decode, sequence_diagram};
 use webmcp_ref::report::timeline::Timeline;
 use webmcp_ref::scenario::{parse_file, run_file, RunOptions, SubtestResult};
@@ -93,6 +94,41 @@ fn the_report_has_the_scenario_the_outcomes_the_replay_and_the_exported_test() {
     ));
     assert!(md.contains("promise_test(async t => {"));
     assert!(!md.contains("a later subtest the report leaves out\");"));
+}
+
+/// The report's playground link opens the scenario as run: its whole text, the profiles and
+/// switches, the subtest, and its timeline; `--playground` names where the playground is.
+#[test]
+fn the_report_links_to_the_scenario_in_the_playground() {
+    let file = "spec-tests/golden/markdown/removed-iframe.scn";
+    let (status, md, err) = webmcp_ref(&[
+        "trace",
+        file,
+        "--subtest",
+        "iframe removed in the same task",
+        "--profile",
+        "spec,chromium-pr373",
+        "--set",
+        "registry-toolchange=per-call",
+        "--playground",
+        "https://playground.example/webmcp/",
+        "--format",
+        "markdown",
+    ]);
+    assert_eq!(status, 0, "{err}");
+    let start = md
+        .find("(https://playground.example/webmcp/#")
+        .expect("the link")
+        + 1;
+    let end = start + md[start..].find(')').unwrap();
+    let link = Link::parse(&md[start..end], 1 << 20).unwrap();
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+    assert_eq!(link.text, text);
+    assert_eq!(link.path, file);
+    assert_eq!(link.profiles, ["spec", "chromium-pr373"]);
+    assert_eq!(link.sets, ["registry-toolchange=per-call"]);
+    assert_eq!(link.subtest.as_deref(), Some("iframe removed in the same task"));
+    assert_eq!(link.view.as_deref(), Some("timeline"));
 }
 
 /// A mermaid sequence diagram, as far as the report writes one.

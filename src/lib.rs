@@ -1,10 +1,12 @@
 #![doc = include_str!("../README.md")]
 
 // The layers, bottom up; each names only the ones above it in this list.
+#[cfg(feature = "native")]
 pub mod browser;
 pub mod engine;
 pub mod explore;
 pub mod export;
+#[cfg(feature = "native")]
 pub mod gateway;
 pub mod host;
 pub mod report;

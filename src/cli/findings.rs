@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use webmcp_ref::scenario::parse_file;
 use webmcp_ref::Schedule;
 
-use super::trace::{markdown_report, traced_runs};
+use super::trace::traced_runs;
 use super::{BadInput, CliError, Exit, Output, ProfileArgs};
+use webmcp_ref::export::issue_report::{markdown_report, Asked};
 use webmcp_ref::text::file::{read_text, MAX_TEXT_BYTES};
 
 #[derive(clap::Args)]
@@ -173,7 +174,13 @@ fn reports(list: &Path) -> Result<Vec<(String, String)>, CliError> {
             r.subtests.retain(|s| s.name == f.subtest);
         }
         let intro = format!("**What running the text shows:** {}", f.says);
-        let md = markdown_report(&scenario, &source, &built, &runs, &profiles, Some(&intro));
+        let asked = Asked {
+            profiles: &profiles.profile,
+            sets: &profiles.sets,
+            playground: Some(webmcp_ref::report::link::DEFAULT_BASE),
+            intro: Some(&intro),
+        };
+        let md = markdown_report(&scenario, &source, &built, &runs, &asked);
         let file = format!("{}.md", f.name);
         let _ = std::fmt::Write::write_fmt(
             &mut index,

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 use webmcp_ref::engine::profile::Profile;
-use webmcp_ref::export::export_file;
+use webmcp_ref::export::issue_report::{markdown_report, Asked};
 use webmcp_ref::host::budget::Budgets;
-use webmcp_ref::report::{self, html, markdown};
+use webmcp_ref::report::{self, html};
 use webmcp_ref::scenario::{
     picked_subtests, run_file, FileResult, RunOptions, ScenarioFile, SubtestResult,
 };
@@ -51,6 +51,10 @@ pub struct Args {
     format: TraceFormat,
     #[command(flatten)]
     budgets: BudgetArgs,
+    /// The playground's address, for the link a Markdown report carries (the scenario, the
+    /// profiles and the subtest, in the link's fragment).
+    #[arg(long, value_name = "URL", default_value = webmcp_ref::report::link::DEFAULT_BASE)]
+    playground: String,
 }
 
 /// Runs `scenario` with the trace on under each profile.
@@ -168,7 +172,13 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
                 "a scenario file",
             )
             .map_err(BadInput::from)?;
-            let md = markdown_report(&scenario, &text, &built, &runs, &args.profiles, None);
+            let asked = Asked {
+                profiles: &args.profiles.profile,
+                sets: &args.profiles.sets,
+                playground: Some(&args.playground),
+                intro: None,
+            };
+            let md = markdown_report(&scenario, &text, &built, &runs, &asked);
             write!(out, "{md}")?;
         }
     }
@@ -176,55 +186,4 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         return Ok(Exit::Budget);
     }
     Ok(Exit::held_if(passed))
-}
-
-/// The Markdown report of a traced subtest (the first of each run), the exported test written
-/// under the first profile.
-pub fn markdown_report(
-    scenario: &ScenarioFile,
-    text: &str,
-    built: &[Profile],
-    runs: &[(String, FileResult)],
-    profiles: &ProfileArgs,
-    intro: Option<&str>,
-) -> String {
-    let subs: Vec<(String, &SubtestResult)> = runs
-        .iter()
-        .filter_map(|(p, r)| r.subtests.first().map(|s| (p.clone(), s)))
-        .collect();
-    let Some((_, first)) = subs.first() else {
-        return String::new();
-    };
-    let source = markdown::subtest_source(text, first.line);
-    let cmd = command(&scenario.path, &first.name, profiles, &first.schedule);
-    let replay = format!("{cmd} --format markdown");
-    // The exported test of this subtest alone.
-    let alone = ScenarioFile {
-        subtests: scenario
-            .subtests
-            .iter()
-            .filter(|s| s.name == first.name)
-            .cloned()
-            .collect(),
-        ..scenario.clone()
-    };
-    let exported = built.first().map(|p| export_file(&alone, p));
-    let exported_ref = exported
-        .as_ref()
-        .filter(|e| {
-            e.subtests
-                .iter()
-                .any(|s| s.name == first.name && s.exported_name.is_some())
-        })
-        .map(|e| (e.test_path.as_str(), e.html.as_str()));
-    let r = markdown::Report {
-        path: &scenario.path,
-        source: &source,
-        title: &scenario.title,
-        replay: &replay,
-        trace: &cmd,
-        exported: exported_ref,
-        intro,
-    };
-    markdown::report(&r, &subs)
 }

@@ -151,7 +151,9 @@ pub(crate) mod search;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+// std's Instant::now() panics in WebAssembly; web_time's is std's elsewhere.
+use web_time::Instant;
 
 use serde::Serialize;
 
@@ -707,6 +709,11 @@ pub fn explore_subtest(
     options: &ExploreOptions,
     progress: &Progress,
 ) -> Exploration {
+    // A WebAssembly page has no threads of its own (a Web Worker runs the whole module): the
+    // search runs on the caller's stack, which the playground's module makes deep enough.
+    if cfg!(target_family = "wasm") {
+        return explore_subtest_here(file, subtest, options, progress);
+    }
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
             .name("explore".into())
@@ -897,6 +904,13 @@ pub fn explore_all(
                 items.push((f, s, o));
             }
         }
+    }
+    if cfg!(target_family = "wasm") {
+        // No threads in a page: one subtest after another on the caller's stack.
+        return items
+            .into_iter()
+            .map(|(f, s, o)| explore_subtest_here(f, s, o, progress))
+            .collect();
     }
     let next = AtomicU64::new(0);
     let results: Vec<std::sync::Mutex<Option<Exploration>>> =

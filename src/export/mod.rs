@@ -23,6 +23,7 @@
 
 mod drives;
 mod expectations;
+pub mod issue_report;
 pub mod origins;
 mod scene;
 pub mod translate;

@@ -30,6 +30,9 @@ pub struct Report<'a> {
     pub exported: Option<(&'a str, &'a str)>,
     /// A sentence or two said before the rest (the finding the report is about).
     pub intro: Option<&'a str>,
+    /// The playground link that opens this scenario, profiles and subtest (see
+    /// [`super::link`]).
+    pub link: Option<&'a str>,
 }
 
 /// A subtest's lines in its file's text: from its `subtest "NAME"` line (1-based `line`) up
@@ -328,6 +331,12 @@ pub fn report(r: &Report, runs: &[(String, &SubtestResult)]) -> String {
         "## To replay it\n\n{}\n",
         markdown_fence("sh", &format!("{}\n{}", r.trace, r.replay))
     );
+    if let Some(link) = r.link {
+        let _ = writeln!(
+            out,
+            "Or change it and run it again in a page: [the scenario in the playground]({link}) (served by `webmcp-ref playground --serve`).\n"
+        );
+    }
     match r.exported {
         Some((path, test)) => {
             let _ = writeln!(

@@ -4,6 +4,7 @@
 
 pub mod git;
 pub mod html;
+pub mod link;
 pub mod markdown;
 pub mod metadata;
 pub mod timeline;

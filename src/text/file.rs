@@ -63,15 +63,19 @@ impl ReadError {
 
 /// What kind of thing a file that is not a regular file is, for messages.
 pub fn kind_of(file_type: std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt as _;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        } else if file_type.is_socket() {
+            return "a socket";
+        } else if file_type.is_char_device() || file_type.is_block_device() {
+            return "a device";
+        }
+    }
     if file_type.is_dir() {
         "a folder"
-    } else if file_type.is_fifo() {
-        "a FIFO"
-    } else if file_type.is_socket() {
-        "a socket"
-    } else if file_type.is_char_device() || file_type.is_block_device() {
-        "a device"
     } else {
         "not a file"
     }
@@ -87,12 +91,14 @@ fn io_error(path: &Path, e: std::io::Error) -> ReadError {
 /// A regular file's bytes, opened without blocking (a FIFO put in its place is not waited on)
 /// and read no further than `max` bytes. `what` names the file in messages ("a scenario file").
 pub fn read_bytes(path: &Path, max: u64, what: &'static str) -> Result<Vec<u8>, ReadError> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| io_error(path, e))?;
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    #[cfg(all(unix, feature = "native"))]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        open.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = open.open(path).map_err(|e| io_error(path, e))?;
     let meta = file.metadata().map_err(|e| io_error(path, e))?;
     if !meta.is_file() {
         return Err(ReadError::NotAFile {
