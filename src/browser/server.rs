@@ -78,6 +78,33 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Serves `root` on `port` of 127.0.0.1 (and of ::1 when the machine has it), as
+    /// `webmcp-ref playground --serve` does: a fixed address, so that links to it keep working.
+    pub fn start_at(root: PathBuf, port: u16, results: Sender<Posted>) -> std::io::Result<Server> {
+        let mut listeners = vec![TcpListener::bind((Ipv4Addr::new(127, 0, 0, 1), port))?];
+        if let Ok(l) = TcpListener::bind((Ipv6Addr::LOCALHOST, port)) {
+            listeners.push(l);
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut addresses = Vec::new();
+        for listener in listeners {
+            addresses.push(listener.local_addr()?);
+            let root = root.clone();
+            let results = results.clone();
+            let stop = stop.clone();
+            std::thread::Builder::new()
+                .name("webmcp-ref server".into())
+                .spawn(move || accept(listener, root, port, results, stop))?;
+        }
+        Ok(Server {
+            port,
+            stop,
+            addresses,
+        })
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
@@ -330,6 +357,10 @@ fn file_below(root: &Path, path: &str) -> Option<PathBuf> {
             _ => return None,
         }
     }
+    // A folder's page is its index.html.
+    if file.is_dir() {
+        file.push("index.html");
+    }
     file.is_file().then_some(file)
 }
 
@@ -356,6 +387,8 @@ fn content_type(path: &Path) -> &'static str {
         Some("js") => "text/javascript; charset=utf-8",
         Some("json") => "application/json",
         Some("css") => "text/css",
+        // What WebAssembly.instantiateStreaming() requires of a module.
+        Some("wasm") => "application/wasm",
         _ => "application/octet-stream",
     }
 }

@@ -7,6 +7,7 @@ pub mod diff_browser;
 pub mod explore;
 pub mod export_wpt;
 pub mod findings;
+pub mod playground;
 pub mod profiles;
 pub mod run;
 pub mod serve;
@@ -78,6 +79,11 @@ enum Command {
     /// README's "What running the text shows") beside the list, or check that they are
     /// current (--check).
     Findings(findings::Args),
+    /// Write the playground (the engine built for WebAssembly, in a page that edits, runs,
+    /// explores and draws scenarios, with links that carry them) into a folder, and serve it on
+    /// loopback with --serve. Built from a checkout: it needs the wasm32-unknown-unknown
+    /// target and the wasm-bindgen CLI.
+    Playground(playground::Args),
 }
 
 /// Parses the command line, runs the command, and says how it went.
@@ -103,6 +109,7 @@ pub fn main() -> ExitCode {
         Command::ExportWpt(args) => export_wpt::run(args, &mut out),
         Command::DiffBrowser(args) => diff_browser::run(args, &mut out),
         Command::Findings(args) => findings::run(args, &mut out),
+        Command::Playground(args) => playground::run(args, &mut out),
     };
     match done.and_then(|exit| out.flush().map(|()| exit).map_err(CliError::Output)) {
         Ok(exit) => ExitCode::from(exit.code()),
@@ -159,6 +166,13 @@ pub mod exits {
      MCP transport failed (a first message that is not MCP)
 With --http it runs until it is stopped. Requests whose Origin header is not a loopback
 origin (http or https on localhost, 127.0.0.1 or [::1]) are refused with 403.";
+
+    pub const PLAYGROUND: &str = "Exit status:
+  0  the page was written (without --serve)
+  2  bad input: a flag, no checkout to build from, a missing target or wasm-bindgen CLI (the
+     message says how to install it), a build that failed, a folder that cannot be written,
+     a port already taken
+With --serve it runs until it is stopped.";
 
     pub const PROFILES: &str = "Exit status:
   0  the profiles were listed
@@ -236,6 +250,8 @@ pub enum BadInput {
     },
     #[error("no subtest matches {0:?}")]
     NoSubtest(String),
+    #[error("playground: give --out DIR (where to write the page), --serve, or both")]
+    PlaygroundWhere,
     #[error("a timeline or report shows one subtest: several of {file} match ({names}); pick one with --subtest")]
     SeveralSubtests { file: String, names: String },
     #[error("--format wptreport takes one profile: a wptreport file describes one run")]
@@ -291,6 +307,9 @@ pub enum CliError {
     /// The MCP server of `serve` stopped.
     #[error(transparent)]
     Transport(#[from] TransportError),
+    /// The playground could not be built or served.
+    #[error(transparent)]
+    Playground(#[from] playground::PlaygroundError),
 }
 
 /// The standard output. When its reader goes away (`webmcp-ref run | head`), the rest of the
