@@ -4,7 +4,7 @@
 use std::process::Command;
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
-use crate::common::webmcp_ref;
+use crate::common::{webmcp_ref, webmcp_ref_in};
 
 fn scratch(name: &str, text: &str) -> String {
     let dir = std::env::temp_dir().join(format!("webmcp-ref-cli-{}", std::process::id()));
@@ -464,4 +464,34 @@ fn random_and_pct_report_every_outcome_with_a_replayable_token_and_the_seed() {
         let (_, text, _) = webmcp_ref(&human);
         assert!(text.contains(&format!("(seed {seed})")), "{text}");
     }
+}
+
+/// `playground` says what it needs and exits 2: where to write, a checkout to build from, a
+/// folder already built.
+#[test]
+fn the_playground_says_what_it_needs() {
+    let (code, _, err) = webmcp_ref(&["playground"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("give --out DIR"), "{err}");
+    let empty = std::env::temp_dir().join(format!("webmcp-ref-cli-playground-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let empty = empty.display().to_string();
+    let (code, _, err) = webmcp_ref(&["playground", "--out", &empty, "--source", &empty]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("built from a checkout of webmcp-ref") && err.contains("--source DIR"),
+        "{err}"
+    );
+    let (code, _, err) = webmcp_ref(&["playground", "--out", &empty, "--serve", "--no-build"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("holds no pkg/"), "{err}");
+    let (code, _, err) = webmcp_ref(&["playground", "--out", &empty, "--no-build"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--serve"), "{err}");
+    let (code, _, err) = webmcp_ref_in(
+        std::path::Path::new(&empty),
+        &["playground", "--serve"],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("none was found from"), "{err}");
 }
