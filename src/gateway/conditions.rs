@@ -219,6 +219,15 @@ fn block_navigates(block: &Block) -> bool {
             body: Some(body), ..
         } => block_navigates(body),
         StmtKind::SetHandler { body: None, .. } => false,
+        StmtKind::If {
+            test,
+            then,
+            otherwise,
+        } => {
+            expr_navigates(test)
+                || block_navigates(then)
+                || otherwise.as_deref().is_some_and(block_navigates)
+        }
         StmtKind::Eval { expr, .. } | StmtKind::Return(expr) | StmtKind::Throw(expr) => {
             expr_navigates(expr)
         }
@@ -248,6 +257,7 @@ fn expr_navigates(e: &Expr) -> bool {
             LogPart::Expr(e) => expr_navigates(e),
             LogPart::Text(_) => false,
         }),
+        Expr::Not(e) => expr_navigates(e),
         Expr::Literal(_) | Expr::Name(_) => false,
     }
 }

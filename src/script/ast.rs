@@ -92,6 +92,13 @@ pub enum StmtKind {
     Reject { target: Expr, value: Expr },
     /// `remove child`: removes the iframe whose document is `child`.
     Remove(Expr),
+    /// `if EXPR:` + block, then optionally `else:` + block (or `else if EXPR:`, an `if` alone
+    /// in the else block): ECMAScript's `if` statement, its test converted with ToBoolean.
+    If {
+        test: Expr,
+        then: Arc<Block>,
+        otherwise: Option<Arc<Block>>,
+    },
     /// `navigate child to URL as name [bfcache]`: starts a navigation that commits later.
     Navigate {
         from: Expr,
@@ -157,6 +164,8 @@ pub enum Expr {
     /// A template literal, `` `outer:${inner}` ``: its text, and each substitution converted
     /// with ECMAScript's ToString.
     Template(Vec<LogPart>),
+    /// `!EXPR`: ECMAScript's logical NOT (the operand's ToBoolean, negated).
+    Not(Box<Expr>),
 }
 
 /// What a callback written by a scenario does.
@@ -192,6 +201,9 @@ pub struct Frame {
     pub locals: Vec<(String, Value)>,
     /// The promise of the block seen as an async function.
     pub completion: Option<PromiseKey>,
+    /// The blocks this one runs inside (an `if`'s branch runs inside the block of its `if`),
+    /// innermost last, each with the statement it goes on at once this one ends.
+    pub outer: Vec<(Arc<Block>, usize)>,
 }
 
 impl Frame {
@@ -202,6 +214,7 @@ impl Frame {
             realm,
             locals: Vec::new(),
             completion: None,
+            outer: Vec::new(),
         }
     }
 

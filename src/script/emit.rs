@@ -200,6 +200,26 @@ pub trait Emit: Scene {
                 }
                 code.line(format!("w.log(`{text}`);"));
             }
+            StmtKind::If {
+                test,
+                then,
+                otherwise,
+            } => {
+                let test = self.expr(test, locals, Mode::Script)?;
+                code.line(format!("if ({test}) {{"));
+                code.depth += 1;
+                let r = self.block(code, then, locals);
+                code.depth -= 1;
+                r?;
+                if let Some(otherwise) = otherwise {
+                    code.line("} else {");
+                    code.depth += 1;
+                    let r = self.block(code, otherwise, locals);
+                    code.depth -= 1;
+                    r?;
+                }
+                code.line("}");
+            }
             StmtKind::Return(e) => {
                 let v = self.expr(e, locals, Mode::Script)?;
                 code.line(format!("return {v};"));
@@ -515,6 +535,7 @@ pub trait Emit: Scene {
                 }
                 format!("[{}]", parts.join(", "))
             }
+            Expr::Not(e) => format!("(!{})", self.expr(e, locals, mode)?),
             Expr::Template(parts) => {
                 let mut text = String::from("`");
                 for part in parts {
@@ -856,6 +877,7 @@ fn mentions(e: &Expr, names: &[&str]) -> bool {
             LogPart::Expr(e) => mentions(e, names),
             LogPart::Text(_) => false,
         }),
+        Expr::Not(e) => mentions(e, names),
         Expr::Callback(CallbackBody::Returns(e) | CallbackBody::Throws(e)) => mentions(e, names),
         Expr::Callback(CallbackBody::Pending | CallbackBody::Script(_)) | Expr::Literal(_) => false,
     }

@@ -18,6 +18,7 @@ use crate::host::parallel::ParallelStepKind;
 use crate::host::promise::Handler;
 use crate::host::timers::TimerKind;
 use crate::host::value::{ErrorValue, Value};
+use crate::host::webidl::to_boolean;
 use crate::host::Completion;
 use crate::webmcp::steps::Steps;
 
@@ -32,6 +33,8 @@ pub enum Flow {
     Suspend,
     Return(Value),
     Throw(Value),
+    /// The frame went into another block (an `if`'s branch): go on from its first statement.
+    Enter,
 }
 
 /// The page script's interpreter.
@@ -154,9 +157,16 @@ pub trait Interpreter: ScriptHost {
         }
         self.script_depth += 1;
         let mut line = frame.block.line;
-        let block = frame.block.clone();
+        let mut block = frame.block.clone();
         let flow = loop {
             let Some(stmt) = block.stmts.get(frame.pc) else {
+                // The end of an `if`'s branch: the block around it goes on.
+                if let Some((around, pc)) = frame.outer.pop() {
+                    frame.block = around;
+                    frame.pc = pc;
+                    block = frame.block.clone();
+                    continue;
+                }
                 break Flow::Return(Value::Undefined);
             };
             frame.pc += 1;
@@ -167,6 +177,10 @@ pub trait Interpreter: ScriptHost {
             }
             match self.exec(&mut frame, stmt) {
                 Flow::Next => continue,
+                Flow::Enter => {
+                    block = frame.block.clone();
+                    continue;
+                }
                 other => break other,
             }
         };
@@ -175,7 +189,7 @@ pub trait Interpreter: ScriptHost {
             return;
         }
         match flow {
-            Flow::Next | Flow::Suspend => {}
+            Flow::Next | Flow::Suspend | Flow::Enter => {}
             Flow::Return(v) => {
                 if let Some(c) = frame.completion {
                     self.resolve_promise(c, v);
@@ -231,6 +245,7 @@ pub trait Interpreter: ScriptHost {
             realm: function.realm,
             locals: locals.clone(),
             completion: None,
+            outer: Vec::new(),
         };
         match &function.body {
             CallbackBody::Returns(e) => self.eval(&frame, e),
@@ -302,6 +317,27 @@ pub trait Interpreter: ScriptHost {
                 };
                 self.log_line(frame.realm, text);
                 Ok(Flow::Next)
+            }
+            StmtKind::If {
+                test,
+                then,
+                otherwise,
+            } => {
+                // https://tc39.es/ecma262/#sec-if-statement-runtime-semantics-evaluation: the
+                // test's value, ToBoolean; the branch runs, then the statement after the `if`.
+                let v = self.eval(frame, test)?;
+                let branch = if to_boolean(&v) {
+                    Some(then)
+                } else {
+                    otherwise.as_ref()
+                };
+                let Some(branch) = branch else {
+                    return Ok(Flow::Next);
+                };
+                let around = std::mem::replace(&mut frame.block, branch.clone());
+                frame.outer.push((around, frame.pc));
+                frame.pc = 0;
+                Ok(Flow::Enter)
             }
             StmtKind::Return(e) => Ok(Flow::Return(self.eval(frame, e)?)),
             StmtKind::Throw(e) => Ok(Flow::Throw(self.eval(frame, e)?)),
@@ -549,6 +585,7 @@ pub trait Interpreter: ScriptHost {
                 pay(self.made(&v, 1 + items.len() as u64))?;
                 Ok(v)
             }
+            Expr::Not(e) => Ok(Value::Bool(!to_boolean(&self.eval(frame, e)?))),
             Expr::Template(parts) => {
                 let mut text = String::new();
                 let max = self.budgets.max_value_size;

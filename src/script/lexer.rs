@@ -104,7 +104,7 @@ pub struct LexError {
 pub const MAX_DURATION_MS: u64 = 1_000_000_000_000;
 
 const PUNCTS: &[&str] = &[
-    "==", "=>", "!=", "(", ")", "[", "]", "{", "}", ",", ":", ".", "=", "&",
+    "==", "=>", "!=", "(", ")", "[", "]", "{", "}", ",", ":", ".", "=", "&", "!",
 ];
 
 /// Splits one logical line (already joined across open brackets) into tokens. `line` and

@@ -62,13 +62,52 @@ impl ScriptParser {
     }
 
     pub(crate) fn block(&self, lines: &[Line], line: u32) -> Result<Block, ParseError> {
-        let mut stmts = Vec::new();
+        let mut stmts: Vec<Stmt> = Vec::new();
         for l in lines {
             let toks = lex_line(&self.path, l)?;
             let mut p = Cursor::new(&self.path, &toks, l);
+            if p.eat_keyword("else") {
+                // `else:` or `else if ...:` belongs to the `if` just above (and to the last
+                // `else if` of its chain).
+                let open = stmts.last_mut().and_then(|s| open_else(&mut s.kind));
+                let Some(slot) = open else {
+                    return Err(p.error_prev(
+                        "`else` without an `if` just above it (at the same indentation)".into(),
+                    ));
+                };
+                let body = if matches!(p.peek(), Some(Token { tok: Tok::Ident(k), .. }) if k == "if")
+                {
+                    let (sline, scolumn) = p.position();
+                    let kind = self.if_statement(&mut p, l)?;
+                    Arc::new(Block::new(
+                        l.line,
+                        vec![Stmt {
+                            line: sline,
+                            column: scolumn,
+                            kind,
+                        }],
+                    ))
+                } else {
+                    self.block_after_colon(&mut p, l)?
+                };
+                *slot = Some(body);
+                continue;
+            }
             stmts.push(self.statement(&mut p, l)?);
         }
         Ok(Block::new(line, stmts))
+    }
+
+    /// `if EXPR:` and its block (its `else` is read by [`Parser::block`], from the next line).
+    fn if_statement(&self, p: &mut Cursor, line: &Line) -> Result<StmtKind, ParseError> {
+        p.keyword("if")?;
+        let test = self.expr(p)?;
+        let then = self.block_after_colon(p, line)?;
+        Ok(StmtKind::If {
+            test,
+            then,
+            otherwise: None,
+        })
     }
 
     /// A block opened by a line ending in `:`: its indented lines, or the rest of the line.
@@ -145,6 +184,7 @@ impl ScriptParser {
             StmtKind::After { .. }
                 | StmtKind::On { .. }
                 | StmtKind::Then { .. }
+                | StmtKind::If { .. }
                 | StmtKind::SetHandler { body: Some(_), .. }
         ) {
             p.end()?;
@@ -188,6 +228,10 @@ impl ScriptParser {
             }
             "on" => self.on_statement(p, line),
             "set" => self.set_statement(p, line),
+            "if" => self.if_statement(p, line),
+            "else" => Err(p.error_here(
+                "`else` without an `if` just above it (at the same indentation)".into(),
+            )),
             _ => self.eval_statement(p),
         }
     }
@@ -406,7 +450,17 @@ impl ScriptParser {
     }
 
     pub(crate) fn expr(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
-        self.postfix(p)
+        // `!` before a value: counted rather than recursed into (a line of a million `!` costs
+        // no stack), and kept as at most two (`!!x` is x's ToBoolean).
+        let mut nots = 0u32;
+        while p.eat_punct("!") {
+            nots = if nots == 2 { 1 } else { nots + 1 };
+        }
+        let mut e = self.postfix(p)?;
+        for _ in 0..nots {
+            e = Expr::Not(Box::new(e));
+        }
+        Ok(e)
     }
 
     /// A value and the chain of members, calls and indexes after it. Each bracket, and each
@@ -736,5 +790,22 @@ fn literal_or(e: Expr) -> Expr {
             lits.map(|v| Expr::Literal(Value::object(v))).unwrap_or(e)
         }
         _ => e,
+    }
+}
+
+/// Where an `else` after this statement goes: the `if`'s empty else, or the last `else if`'s,
+/// down its chain; `None` when the statement is no `if`, or its chain already ends in `else`.
+fn open_else(kind: &mut StmtKind) -> Option<&mut Option<Arc<Block>>> {
+    let StmtKind::If { otherwise, .. } = kind else {
+        return None;
+    };
+    if otherwise.is_none() {
+        return Some(otherwise);
+    }
+    // An `else if` is an `if` alone in its else block, written on the else line.
+    let block = Arc::get_mut(otherwise.as_mut()?)?;
+    match block.stmts.as_mut_slice() {
+        [only] if only.line == block.line => open_else(&mut only.kind),
+        _ => None,
     }
 }

@@ -383,6 +383,7 @@ impl<'a> SubtestRun<'a> {
                 }
                 Value::String(text)
             }
+            Expr::Not(e) => Value::Bool(!crate::host::webidl::to_boolean(&self.eval(e)?)),
             Expr::Object(props) => Value::Object(
                 props
                     .iter()
