@@ -390,6 +390,7 @@ fn explore(r: &Value) -> Answer {
                 })?,
         ),
     };
+    let max_schedules = opt_u64(r, "max_schedules")?;
     let seed = opt_u64(r, "seed")?.unwrap_or(0);
     let mode = match opt_u64(r, "random")? {
         Some(runs) => Mode::Random { runs, seed },
@@ -400,7 +401,7 @@ fn explore(r: &Value) -> Answer {
         .map(|p| ExploreOptions {
             profile: p.clone(),
             subtest: subtest.clone(),
-            max_schedules: opt_u64(r, "max_schedules").ok().flatten(),
+            max_schedules,
             max_seconds,
             mode: mode.clone(),
             ..ExploreOptions::default()
@@ -598,6 +599,7 @@ mod tests {
             ("{\"op\": \"run\", \"text\": \"title: t\\nsubtest \\\"s\\\"\\n  page top https://a.test/\\n\", \"schedule\": \"zz\"}", "schedule"),
             ("{\"op\": \"explore\", \"text\": \"title: t\\nsubtest \\\"s\\\"\\n  page top https://a.test/\\n\", \"max_seconds\": -1}", "max_seconds"),
             ("{\"op\": \"explore\", \"text\": \"title: t\\nsubtest \\\"s\\\"\\n  page top https://a.test/\\n\", \"random\": 0}", "random"),
+            ("{\"op\": \"explore\", \"text\": \"title: t\\nsubtest \\\"s\\\"\\n  page top https://a.test/\\n\", \"max_schedules\": \"many\"}", "max_schedules"),
             ("{\"op\": \"open\", \"link\": \"#v=9&s=AA\"}", "version"),
         ];
         for (request, says) in cases {
