@@ -25,10 +25,13 @@ class Engine {
     };
     this.worker.onerror = (event) => {
       event.preventDefault();
-      this.restart(`the engine's worker failed: ${event.message || "it could not load"}`);
+      // A worker that cannot load (its module or the WebAssembly missing) would fail again at
+      // once: it is not restarted here, but at the next request.
+      this.stop(`the engine's worker failed: ${event.message || "it could not load"}`);
     };
   }
   call(request) {
+    if (!this.worker) this.start();
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -41,11 +44,16 @@ class Engine {
   // Ends the worker (whatever it is doing) and starts another; what was asked of the old one
   // is rejected with `why`.
   restart(why) {
-    this.worker.terminate();
+    this.stop(why);
+    this.start();
+  }
+  // Ends the worker; what was asked of it is rejected with `why`.
+  stop(why) {
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
     const pending = [...this.pending.values()];
     this.pending.clear();
     for (const p of pending) p.reject(new Error(why));
-    this.start();
   }
 }
 
