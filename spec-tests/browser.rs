@@ -8,6 +8,7 @@
 //!
 //! WEBMCP_REF_BROWSER names another browser binary (default /usr/bin/chromium).
 
+use crate::common::browser_path;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -17,11 +18,6 @@ use webmcp_ref::prelude::*;
 use webmcp_ref::scenario::parse_file;
 use webmcp_ref::Profile;
 
-fn browser_path() -> PathBuf {
-    std::env::var_os("WEBMCP_REF_BROWSER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(

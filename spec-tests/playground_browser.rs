@@ -13,6 +13,7 @@
 //! cargo test --release --test spec-tests -- --ignored playground_browser::
 //! ```
 
+use crate::common::browser_path;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -21,11 +22,6 @@ use serde_json::Value;
 use webmcp_ref::browser::{chromium, server::Server};
 use webmcp_ref::report::link::Link;
 
-fn browser_path() -> PathBuf {
-    std::env::var_os("WEBMCP_REF_BROWSER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(

@@ -12,17 +12,13 @@
 //! The screenshots go to target/timeline-screenshots/; with UPDATE_SCREENSHOTS=1 also to
 //! docs/, where the README shows them. WEBMCP_REF_BROWSER names another browser binary.
 
+use crate::common::browser_path;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
 
-fn browser() -> PathBuf {
-    std::env::var_os("WEBMCP_REF_BROWSER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
-}
 
 fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("webmcp-ref-timeline-{}", std::process::id()));
@@ -35,7 +31,7 @@ fn scratch() -> PathBuf {
 fn chromium(dir: &Path, args: &[String]) -> String {
     static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let out = Command::new(browser())
+    let out = Command::new(browser_path())
         .args([
             "--headless",
             "--no-sandbox",

@@ -406,3 +406,10 @@ pub fn http_server(flags: &[&str]) -> (std::process::Child, String) {
         .to_string();
     (child, address)
 }
+
+/// The browser the real-browser tests start: WEBMCP_REF_BROWSER, else Debian's chromium.
+pub fn browser_path() -> std::path::PathBuf {
+    std::env::var_os("WEBMCP_REF_BROWSER")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from("/usr/bin/chromium"))
+}

@@ -57,28 +57,11 @@ impl Server {
             if let Ok(l) = TcpListener::bind((Ipv6Addr::LOCALHOST, port)) {
                 listeners.push(l);
             }
-            let stop = Arc::new(AtomicBool::new(false));
-            let mut addresses = Vec::new();
-            for listener in listeners {
-                addresses.push(listener.local_addr()?);
-                let root = root.clone();
-                let results = results.clone();
-                let stop = stop.clone();
-                std::thread::Builder::new()
-                    .name("diff-browser server".into())
-                    .spawn(move || accept(listener, root, port, results, stop))?;
-            }
-            return Ok(Server {
-                port,
-                stop,
-                addresses,
-            });
+            return Server::serve(listeners, root, port, results);
         }
         Err(last_error.unwrap_or_else(|| std::io::Error::other("no free port")))
     }
-}
 
-impl Server {
     /// Serves `root` on `port` of 127.0.0.1 (and of ::1 when the machine has it), as
     /// `webmcp-ref playground --serve` does: a fixed address, so that links to it keep working.
     pub fn start_at(root: PathBuf, port: u16, results: Sender<Posted>) -> std::io::Result<Server> {
@@ -86,6 +69,16 @@ impl Server {
         if let Ok(l) = TcpListener::bind((Ipv6Addr::LOCALHOST, port)) {
             listeners.push(l);
         }
+        Server::serve(listeners, root, port, results)
+    }
+
+    /// An accept loop on a thread of its own for each listener, all stopped together.
+    fn serve(
+        listeners: Vec<TcpListener>,
+        root: PathBuf,
+        port: u16,
+        results: Sender<Posted>,
+    ) -> std::io::Result<Server> {
         let stop = Arc::new(AtomicBool::new(false));
         let mut addresses = Vec::new();
         for listener in listeners {
