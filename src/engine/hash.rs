@@ -105,6 +105,7 @@ impl World {
         secondary(&host.dom.parsers).hash(h);
         secondary(&host.dom.requests).hash(h);
         value(&host.dom.pending_requests).hash(h);
+        value(&host.dom.pending_srcdoc).hash(h);
         value(&host.dom.pseudo_classes).hash(h);
         arena(&webmcp.model_contexts).hash(h);
         secondary(&webmcp.documents).hash(h);

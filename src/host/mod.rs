@@ -26,6 +26,7 @@ pub mod dom;
 pub mod event_loop;
 pub mod events;
 pub mod forms;
+pub mod iframe;
 pub mod keys;
 pub mod navigable;
 pub mod origin;
@@ -393,6 +394,7 @@ pub mod prelude {
     pub use super::event_loop::EventLoops;
     pub use super::events::Events;
     pub use super::forms::prelude::*;
+    pub use super::iframe::IframeElements;
     pub use super::navigable::Navigables;
     pub use super::parallel::ParallelQueues;
     pub use super::promise::Promises;

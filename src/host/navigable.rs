@@ -6,12 +6,14 @@
 use serde::Serialize;
 use url::Url;
 
-use super::dom::{Dispatch, EventInit};
+use super::dom::parser::Parsing;
+use super::dom::{Dispatch, DomTask, EventInit};
 use super::event_loop::{EventLoops, TaskAction, TaskSource};
-use super::keys::{DocumentKey, EventLoopKey, ListenerKey, NavigableKey};
+use super::keys::{DocumentKey, EventLoopKey, ListenerKey, NavigableKey, NodeKey};
 use super::origin::{is_url_potentially_trustworthy, Origin};
 use super::permissions::{Allowlist, FeatureState};
 use super::seam::Upper;
+use super::shared::footprint;
 use super::switches::SecureContext;
 use super::{Host, HostError, HostState, MAX_IFRAME_DEPTH};
 
@@ -29,6 +31,10 @@ pub struct Navigable {
     pub allow: Option<String>,
     /// The origin of the container's `src` URL, which the `'src'` allowlist names.
     pub src_origin: Option<Origin>,
+    /// The `<iframe>` element of the container document's tree whose content navigable this
+    /// is, for an iframe of a document's markup (a scenario's `frame` line has none: its
+    /// container is the document alone).
+    pub container_element: Option<NodeKey>,
     pub active_document: Option<DocumentKey>,
     /// <https://html.spec.whatwg.org/multipage/document-sequences.html#nav-traversable>
     pub traversable: NavigableKey,
@@ -99,6 +105,18 @@ pub struct DocumentOptions {
     pub origin_keyed: Option<bool>,
 }
 
+/// What a new child navigable is made with besides its container document and first URL.
+pub struct ChildNavigable<'a> {
+    /// Its name in traces, and its first document's label.
+    pub label: &'a str,
+    /// The container's `allow` attribute.
+    pub allow: Option<&'a str>,
+    /// The container's declared origin, which the `'src'` allowlist names.
+    pub src_origin: Origin,
+    /// The container `<iframe>` element, for an iframe of a document's markup.
+    pub container_element: Option<NodeKey>,
+}
+
 /// Navigables and documents: the harness's actions on the tree, navigation, the back/forward
 /// cache, and the lifecycle of a loading document.
 pub trait Navigables: Host {
@@ -146,6 +164,7 @@ pub trait Navigables: Host {
             container_document: None,
             allow: None,
             src_origin: None,
+            container_element: None,
             active_document: None,
             traversable: key,
             history: Vec::new(),
@@ -172,6 +191,29 @@ pub trait Navigables: Host {
         options: DocumentOptions,
     ) -> Result<DocumentKey, HostError> {
         let url = parse_url(url)?;
+        let src_origin = self.origin_of_url(&url);
+        let child = ChildNavigable {
+            label,
+            allow,
+            src_origin,
+            container_element: None,
+        };
+        let doc = self.create_a_child_navigable(parent, child, url, options)?;
+        self.harness_note(|w| format!("insert iframe {label} in {}", w.label(parent)));
+        Ok(doc)
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#create-a-new-child-navigable>,
+    /// with its first document loaded from `url` at once (a scenario's `frame` line: the
+    /// document it names is there when the line has run) or, for an iframe of a document's
+    /// markup, `about:blank` (its `src` is then navigated to, as HTML does).
+    fn create_a_child_navigable(
+        &mut self,
+        parent: DocumentKey,
+        child: ChildNavigable<'_>,
+        url: Url,
+        options: DocumentOptions,
+    ) -> Result<DocumentKey, HostError> {
         if !self.is_fully_active(parent) {
             return Err(HostError::NotFullyActive(self.label(parent)));
         }
@@ -188,13 +230,13 @@ pub trait Navigables: Host {
         let traversable = self.navigables[parent_nav].traversable;
         let origin_keyed = self.navigables[traversable].origin_keyed;
         let group = self.navigables[traversable].group;
-        let src_origin = self.origin_of_url(&url);
         let nav = self.navigables.insert(Navigable {
-            label: label.into(),
+            label: child.label.into(),
             parent: Some(parent_nav),
             container_document: Some(parent),
-            allow: allow.map(str::to_owned),
-            src_origin: Some(src_origin),
+            allow: child.allow.map(str::to_owned),
+            src_origin: Some(child.src_origin),
+            container_element: child.container_element,
             active_document: None,
             traversable,
             history: Vec::new(),
@@ -204,12 +246,11 @@ pub trait Navigables: Host {
             group,
         });
         self.documents[parent].child_navigables.push(nav);
-        let doc = self.create_document(nav, label, url, options);
+        let doc = self.create_document(nav, child.label, url, options);
         // Only the new document became fully active, and it has no timers yet: the tree is
         // told of one document added rather than re-walked, so many iframes cost linear time.
         self.push_to_history(nav, doc);
         self.document_added(traversable, doc);
-        self.harness_note(|w| format!("insert iframe {label} in {}", w.label(parent)));
         Ok(doc)
     }
 
@@ -354,22 +395,37 @@ pub trait Navigables: Host {
     /// <https://html.spec.whatwg.org/multipage/document-sequences.html#destroy-a-child-navigable>
     fn remove_iframe(&mut self, doc: DocumentKey) -> Result<(), HostError> {
         let nav = self.documents[doc].navigable;
-        let Some(container) = self.navigables[nav].container_document else {
+        if self.navigables[nav].container_document.is_none() {
             return Err(HostError::NotAnIframe(self.label(doc)));
-        };
+        }
         if self.navigables[nav].destroyed {
             return Err(HostError::AlreadyRemoved(self.label(doc)));
+        }
+        self.harness_note(|w| format!("remove iframe {}", w.navigables[nav].label));
+        self.destroy_a_child_navigable(nav);
+        Ok(())
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#destroy-a-child-navigable>:
+    /// the navigable leaves its container document's list, its active document and its
+    /// descendants are unloaded, and it is destroyed with every document of its history.
+    fn destroy_a_child_navigable(&mut self, nav: NavigableKey) {
+        let Some(container) = self.navigables[nav].container_document else {
+            return;
+        };
+        if self.navigables[nav].destroyed {
+            return;
         }
         let traversable = self.navigables[nav].traversable;
         self.documents[container]
             .child_navigables
             .retain(|&n| n != nav);
-        self.harness_note(|w| format!("remove iframe {}", w.navigables[nav].label));
-        self.unload_document_and_its_descendants(doc);
+        if let Some(doc) = self.navigables[nav].active_document {
+            self.unload_document_and_its_descendants(doc);
+        }
         self.destroy_navigable(nav);
         self.activity_changed(traversable);
         self.wake_waits();
-        Ok(())
     }
 
     /// Destroys a navigable and all the documents of its session history.
@@ -452,6 +508,13 @@ pub trait Navigables: Host {
             self.destroy_document(from);
         }
         self.make_active(nav, new);
+        // An `about:srcdoc` document's response is its iframe's `srcdoc` markup, parsed
+        // whole as the document is made (the engine's documents load at once).
+        if let Some(markup) = self.take_pending_srcdoc(label) {
+            let _ = self.parse_html_document(new, &markup);
+        }
+        // The new document has loaded: its container iframe hears of it.
+        self.completely_finished_loading(new);
         self.wake_waits();
         Ok(new)
     }
@@ -572,6 +635,49 @@ pub trait Navigables: Host {
         }
         self.documents[doc].lifecycle = stage;
         self.lifecycle_reached(doc, stage);
+        if stage == Lifecycle::Complete {
+            self.completely_finished_loading(doc);
+        }
+    }
+
+    /// The last step of <https://html.spec.whatwg.org/multipage/document-lifecycle.html#completely-finish-loading>:
+    /// when the document's navigable has an `<iframe>` element as its container, an element
+    /// task (DOM manipulation) runs the iframe load event steps for it.
+    fn completely_finished_loading(&mut self, doc: DocumentKey) {
+        let nav = self.documents[doc].navigable;
+        let Some(element) = self.navigables[nav].container_element else {
+            return;
+        };
+        let Some(container) = self.navigables[nav].container_document else {
+            return;
+        };
+        self.queue_global_task(
+            container,
+            TaskSource::DomManipulation,
+            TaskAction::Dom(DomTask::IframeLoad {
+                element,
+                navigable: nav,
+            }),
+        );
+    }
+
+    /// The first of `base`, `base_2`, `base_3`, ... that no document is named and no planned
+    /// navigation will name.
+    fn next_document_label(&self, base: &str) -> String {
+        let taken = |l: &str| {
+            self.documents.values().any(|d| d.label == l)
+                || footprint::untracked(|| {
+                    self.dom.pending_requests.contains_key(l)
+                        || self.dom.pending_srcdoc.contains_key(l)
+                })
+        };
+        if !taken(base) {
+            return base.into();
+        }
+        (2..)
+            .map(|n| format!("{base}_{n}"))
+            .find(|l| !taken(l))
+            .unwrap_or_default()
     }
 }
 

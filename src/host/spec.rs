@@ -262,6 +262,45 @@ algorithm!(
     "the end",
     ["1", "6", "7"]
 );
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/iframe-embed-object.html#the-iframe-element>:
+    /// an `iframe` that becomes connected to a document with a browsing context gets a content
+    /// navigable (1), whose attributes are then processed as an initial insertion (3).
+    IFRAME_POST_CONNECTION_STEPS,
+    14,
+    Html,
+    "the-iframe-element:html-element-post-connection-steps",
+    "the iframe HTML element post-connection steps",
+    ["1", "2", "3"]
+);
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/iframe-embed-object.html#process-the-iframe-attributes>
+    PROCESS_THE_IFRAME_ATTRIBUTES,
+    15,
+    Html,
+    "process-the-iframe-attributes",
+    "process the iframe attributes",
+    ["1.3", "2.1", "2.2", "2.3", "2.7"]
+);
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/iframe-embed-object.html#iframe-load-event-steps>
+    IFRAME_LOAD_EVENT_STEPS,
+    16,
+    Html,
+    "iframe-load-event-steps",
+    "iframe load event steps",
+    ["6"]
+);
+algorithm!(
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#destroy-a-child-navigable>:
+    /// the `iframe` HTML element removing steps.
+    DESTROY_A_CHILD_NAVIGABLE,
+    17,
+    Html,
+    "destroy-a-child-navigable",
+    "destroy a child navigable",
+    ["1", "2"]
+);
 /// The host's algorithms, indexed by id.
 pub const ALGORITHMS: &[&Algorithm] = &[
     &HOST_ENQUEUE_PROMISE_JOB,
@@ -278,4 +317,8 @@ pub const ALGORITHMS: &[&Algorithm] = &[
     &STATICALLY_VALIDATE_THE_CONSTRAINTS,
     &TREE_CONSTRUCTION,
     &THE_END,
+    &IFRAME_POST_CONNECTION_STEPS,
+    &PROCESS_THE_IFRAME_ATTRIBUTES,
+    &IFRAME_LOAD_EVENT_STEPS,
+    &DESTROY_A_CHILD_NAVIGABLE,
 ];

@@ -12,6 +12,7 @@
 use super::super::forms::form_owner::FormOwners;
 use super::super::forms::input::Controls;
 use super::super::forms::select::Selects;
+use super::super::iframe::IframeElements;
 use super::super::keys::NodeKey;
 use super::super::Host;
 use super::node::{Attr, Namespace};
@@ -190,6 +191,7 @@ pub trait Attributes: Host {
             "select" if name == "multiple" || name == "size" => {
                 self.selectedness_setting_algorithm(element)
             }
+            "iframe" => self.iframe_attribute_changed(element, name),
             _ => {}
         }
     }

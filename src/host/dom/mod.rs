@@ -186,6 +186,9 @@ pub struct DomState {
     /// Requests of navigations planned and not yet committed, by the label their document
     /// will have (see `forms::submission`).
     pub(crate) pending_requests: Shared<BTreeMap<String, NavigationRequest>>,
+    /// The `srcdoc` markup of navigations to `about:srcdoc` not yet committed, by the label
+    /// their document will have (see `iframe`).
+    pub(crate) pending_srcdoc: Shared<BTreeMap<String, String>>,
     /// Pseudo-classes a specification above the host defines (see `selectors`).
     pub(crate) pseudo_classes: Shared<Vec<String>>,
     /// The elements whose `click()` is running (HTML's "click in progress flag"; empty
@@ -230,6 +233,14 @@ pub enum DomTask {
         request: Box<NavigationRequest>,
         /// The label the new document gets.
         label: String,
+    },
+    /// The element task of "completely finish loading": the iframe load event steps for
+    /// `element`, if `navigable` is still its content navigable.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/iframe-embed-object.html#iframe-load-event-steps>
+    IframeLoad {
+        element: NodeKey,
+        navigable: NavigableKey,
     },
     /// An element task that fires events at an element, in order (a control's `input` and
     /// `change` from a user's edit, a dialog's `close`).
@@ -281,6 +292,18 @@ impl<U: super::seam::Upper> HostState<U> {
             if let Some(request) = self.dom.pending_requests.remove(label) {
                 self.dom.requests.insert(doc, request);
             }
+        }
+    }
+
+    /// The `srcdoc` markup a navigation to `about:srcdoc` that makes the document `label`
+    /// carries, if one does.
+    pub(crate) fn take_pending_srcdoc(&mut self, label: &str) -> Option<String> {
+        let planned =
+            super::shared::footprint::untracked(|| self.dom.pending_srcdoc.contains_key(label));
+        if planned {
+            self.dom.pending_srcdoc.remove(label)
+        } else {
+            None
         }
     }
 

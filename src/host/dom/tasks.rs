@@ -1,6 +1,7 @@
 //! Running and describing the DOM's and HTML's own tasks (`TaskAction::Dom`).
 
 use super::super::forms::submission::Submission;
+use super::super::iframe::IframeElements;
 use super::super::keys::DocumentKey;
 use super::super::Host;
 use super::dispatch::Dispatch;
@@ -19,6 +20,7 @@ pub trait DomTasks: Host {
                 request,
                 label,
             } => self.run_planned_navigation(form, target, *request, label),
+            DomTask::IframeLoad { element, navigable } => self.iframe_load_task(element, navigable),
             DomTask::FireEvents {
                 target,
                 events,
@@ -51,6 +53,12 @@ pub trait DomTasks: Host {
                 request.url,
                 request.method
             ),
+            DomTask::IframeLoad { element, .. } => {
+                format!(
+                    "the iframe load event steps for {}",
+                    self.describe_node(*element)
+                )
+            }
             DomTask::FireEvents { target, events, .. } => format!(
                 "fire {} at {}",
                 events

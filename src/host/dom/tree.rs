@@ -16,6 +16,7 @@ use super::super::forms::input::Controls;
 use super::super::forms::select::Selects;
 use super::super::forms::textarea::TextAreas;
 use super::super::forms::{initial_state, Control};
+use super::super::iframe::IframeElements;
 use super::super::keys::{DocumentKey, NodeKey};
 use super::super::Host;
 use super::attributes::Attributes;
@@ -261,7 +262,7 @@ pub trait Tree: Host {
         }
         let parent_document = self.dom.nodes[parent].document;
         // 7. Each node in turn:
-        for n in nodes {
+        for n in nodes.clone() {
             // 7.1. Adopt it into the parent's node document (which removes it from its
             //      parent).
             self.adopt(n, parent_document);
@@ -284,6 +285,15 @@ pub trait Tree: Host {
         }
         // 9. The children changed steps of the parent.
         self.children_changed_steps(parent);
+        // 11. The post-connection steps of each connected inclusive descendant of each node,
+        //     in tree order (HTML's: an `iframe` gets its content navigable).
+        for n in nodes {
+            for d in self.inclusive_descendants(n) {
+                if self.dom.nodes.get(d).is_some() && self.is_connected(d) {
+                    self.iframe_post_connection_steps(d);
+                }
+            }
+        }
     }
 
     /// HTML's insertion steps for one node.
@@ -372,6 +382,10 @@ pub trait Tree: Host {
         _old_parent: Option<NodeKey>,
         old_root: NodeKey,
     ) {
+        // An `iframe` loses its content navigable.
+        if self.is_html(node, "iframe") {
+            self.iframe_removing_steps(node);
+        }
         // A form-associated element no longer in its owner's tree resets its form owner.
         if let Some(owner) = self.form_owner(node) {
             if self.root(node) != self.root(owner) {

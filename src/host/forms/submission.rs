@@ -20,7 +20,7 @@ use super::super::event_loop::{task_queue, EventLoops, TaskAction, TaskSource};
 use super::super::keys::{DocumentKey, EventKey, NavigableKey, NodeKey};
 use super::super::navigable::{DocumentOptions, Lifecycle, Navigables};
 use super::super::parallel::ParallelStepKind;
-use super::super::shared::{footprint, value_hash, Access};
+use super::super::shared::{value_hash, Access};
 use super::super::spec::{
     CONSTRUCTING_THE_ENTRY_LIST, FORM_SUBMISSION_ALGORITHM, PLAN_TO_NAVIGATE,
 };
@@ -636,7 +636,9 @@ pub trait Submission: Host {
                     let found = self
                         .navigables
                         .iter()
-                        .find(|(_, n)| n.traversable == top && !n.destroyed && n.label == name)
+                        .find(|(k, n)| {
+                            n.traversable == top && !n.destroyed && self.target_name(*k) == name
+                        })
                         .map(|(k, _)| k);
                     if found.is_some() {
                         return found;
@@ -650,21 +652,6 @@ pub trait Submission: Host {
                 self.node_navigable(page)
             }
         }
-    }
-
-    /// The first of `base`, `base_2`, `base_3`, ... that no document is named.
-    fn next_document_label(&self, base: &str) -> String {
-        let taken = |l: &str| {
-            self.documents.values().any(|d| d.label == l)
-                || footprint::untracked(|| self.dom.pending_requests.contains_key(l))
-        };
-        if !taken(base) {
-            return base.into();
-        }
-        (2..)
-            .map(|n| format!("{base}_{n}"))
-            .find(|l| !taken(l))
-            .unwrap_or_default()
     }
 
     /// <https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#constructing-the-form-data-set>:
