@@ -476,6 +476,10 @@ pub fn call_method<W: ScriptHost>(
             w.check_access(realm, *d)?;
             query_selector(w, *d, &arg(0))
         }
+        (Value::Window(d), "createElement") => {
+            w.check_access(realm, *d)?;
+            create_element(w, *d, &arg(0))
+        }
         (Value::Node(n), _) => {
             let n = *n;
             w.check_access(realm, w.node_document(n))?;
@@ -562,6 +566,10 @@ pub enum ElementMethod {
     Reset,
     /// `click()` (untrusted, as a script's).
     Click,
+    /// `appendChild(node)`.
+    AppendChild,
+    /// `removeChild(child)`.
+    RemoveChild,
 }
 
 impl ElementMethod {
@@ -574,6 +582,8 @@ impl ElementMethod {
         ElementMethod::RequestSubmit,
         ElementMethod::Reset,
         ElementMethod::Click,
+        ElementMethod::AppendChild,
+        ElementMethod::RemoveChild,
     ];
 
     pub fn name(self) -> &'static str {
@@ -586,6 +596,8 @@ impl ElementMethod {
             ElementMethod::RequestSubmit => "requestSubmit",
             ElementMethod::Reset => "reset",
             ElementMethod::Click => "click",
+            ElementMethod::AppendChild => "appendChild",
+            ElementMethod::RemoveChild => "removeChild",
         }
     }
 
@@ -602,6 +614,8 @@ impl ElementMethod {
             ElementMethod::SetAttribute => &["name", "value"],
             ElementMethod::RemoveAttribute => &["name"],
             ElementMethod::Matches => &["selectors"],
+            ElementMethod::AppendChild => &["node"],
+            ElementMethod::RemoveChild => &["child"],
             ElementMethod::Remove
             | ElementMethod::Submit
             | ElementMethod::RequestSubmit
@@ -636,6 +650,18 @@ pub fn query_selector<W: ScriptHost>(w: &W, d: DocumentKey, selectors: &Value) -
         Err(e) => Err(Value::error(ErrorValue::dom(
             "SyntaxError",
             format!("'{}' is not a valid selector: {}", e.selector, e.reason),
+        ))),
+    }
+}
+
+/// `document.createElement(localName)`: a new HTML element of the document, in no tree; an
+/// `InvalidCharacterError` for a name that is not a valid element name.
+pub fn create_element<W: ScriptHost>(w: &mut W, d: DocumentKey, name: &Value) -> Completion {
+    match w.create_element(d, &name.to_js_string()) {
+        Ok(n) => Ok(Value::Node(n)),
+        Err(e) => Err(Value::error(ErrorValue::dom(
+            e.exception_name(),
+            e.to_string(),
         ))),
     }
 }
@@ -712,6 +738,21 @@ fn element_method<W: ScriptHost>(
         ElementMethod::Click => {
             w.click(n, false);
             Value::Undefined
+        }
+        // Web IDL converts the argument to a `Node` first: anything else is a TypeError.
+        ElementMethod::AppendChild | ElementMethod::RemoveChild => {
+            let Some(Value::Node(child)) = args.first() else {
+                return Err(type_error(format!(
+                    "Failed to execute '{method}' on 'Node': parameter 1 is not of type 'Node'."
+                )));
+            };
+            let child = *child;
+            if m == ElementMethod::AppendChild {
+                w.append_child(n, child).map_err(dom)?;
+            } else {
+                w.remove_child(n, child).map_err(dom)?;
+            }
+            Value::Node(child)
         }
     })
 }

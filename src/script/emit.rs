@@ -477,7 +477,10 @@ pub trait Emit: Scene {
                 target,
                 method,
                 args,
-            } if method == "querySelector" && self.document_name(target, locals).is_some() => {
+            } if (method == "querySelector"
+                || (method == "createElement" && mode == Mode::Script))
+                && self.document_name(target, locals).is_some() =>
+            {
                 // `DOC.querySelector(selectors)` is the document's, not its ModelContext's; it
                 // runs no step, so an expectation may read it too.
                 let doc = self.document_name(target, locals).unwrap_or_default();
@@ -486,7 +489,7 @@ pub trait Emit: Scene {
                     values.push(self.expr(a, locals, mode)?);
                 }
                 format!(
-                    "{}.document.querySelector({})",
+                    "{}.document.{method}({})",
                     js::member("s", doc),
                     values.join(", ")
                 )

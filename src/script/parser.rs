@@ -552,6 +552,13 @@ impl ScriptParser {
     /// a literal that is not a string: an error at the method's name, before anything runs.
     fn check_dom_call(&self, at: (u32, u32), name: &str, args: &[Expr]) -> Result<(), ParseError> {
         let (line, column) = at;
+        if name == "createElement" && args.is_empty() {
+            return Err(self.error(
+                line,
+                column,
+                "`createElement` takes the element's name, as a string".into(),
+            ));
+        }
         if name == "querySelector" {
             return match args.first() {
                 None => Err(self.error(
