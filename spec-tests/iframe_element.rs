@@ -8,6 +8,8 @@
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
 use webmcp_ref::host::keys::{DocumentKey, NavigableKey, NodeKey};
+use webmcp_ref::host::spec::FORM_SUBMISSION_ALGORITHM;
+use webmcp_ref::webmcp::DECLARATIVE_SUBMISSION_STEPS;
 use webmcp_ref::host::events::{EventTargetRef, ListenerOptions};
 
 use crate::common::Sim;
@@ -223,4 +225,99 @@ fn a_declarative_tool_in_an_iframe_of_markup_is_listed_by_its_page() {
     s.run();
     assert_eq!(s.state(p), "fulfilled");
     assert_eq!(s.logged(), ["inner In the frame", "0"]);
+}
+
+#[test]
+fn sandbox_without_allow_same_origin_gives_a_new_opaque_origin() {
+    let (mut s, top) = page(
+        r#"<iframe id=a sandbox></iframe><iframe id=b sandbox></iframe>
+<iframe id=c sandbox="ALLOW-SAME-ORIGIN allow-scripts"></iframe>"#,
+    );
+    s.run();
+    let (a, b, c) = (id(&s, top, "a"), id(&s, top, "b"), id(&s, top, "c"));
+    let origin = |s: &Sim, f| s.w.document(content_document(s, f)).origin.clone();
+    assert_eq!(origin(&s, a).serialize(), "null");
+    assert_ne!(origin(&s, a), origin(&s, b), "each sandboxed document's origin is its own");
+    assert_eq!(origin(&s, c), s.w.document(top).origin, "tokens are case-insensitive");
+    let flags = s.w.document(content_document(&s, a)).sandbox;
+    assert!(flags.origin && flags.scripts && flags.forms);
+    assert!(s.w.scripting_is_disabled(content_document(&s, a)));
+    assert!(!s.w.scripting_is_disabled(content_document(&s, c)));
+}
+
+#[test]
+fn a_sandbox_attribute_change_takes_effect_at_the_next_navigation_and_nested_documents_inherit() {
+    let (mut s, top) = page(r#"<iframe id=f srcdoc="<iframe id=inner></iframe>"></iframe>"#);
+    s.run();
+    let f = id(&s, top, "f");
+    let first = content_document(&s, f);
+    s.w.set_attribute(f, "sandbox", "allow-scripts").unwrap();
+    assert!(!s.w.document(first).sandbox.origin, "the current document keeps its flags");
+    // Navigated again (a change of srcdoc), the new document is sandboxed, and so is the
+    // document of the iframe inside it, which has no sandbox attribute of its own.
+    s.w.set_attribute(f, "srcdoc", "<iframe id=inner></iframe>").unwrap();
+    s.run();
+    let second = content_document(&s, f);
+    assert_ne!(first, second);
+    assert!(s.w.document(second).sandbox.origin);
+    assert!(!s.w.document(second).sandbox.scripts);
+    let inner = id(&s, second, "inner");
+    let nested = content_document(&s, inner);
+    assert!(s.w.document(nested).sandbox.origin && s.w.document(nested).sandbox.forms);
+    assert_eq!(s.w.document(nested).origin.serialize(), "null");
+}
+
+#[test]
+fn form_submission_4_a_document_sandboxed_without_allow_forms_submits_nothing() {
+    let (mut s, top) = page(
+        r#"<iframe id=f sandbox="allow-same-origin allow-scripts" srcdoc="<form id=form action=/sent><input name=q value=x></form>"></iframe>"#,
+    );
+    s.run();
+    let f = id(&s, top, "f");
+    let doc = content_document(&s, f);
+    let form = id(&s, doc, "form");
+    listen(&mut s, form, "submit", r#"log "submit""#);
+    s.w.request_submit(form, None).unwrap();
+    s.w.submit(form);
+    s.run();
+    assert!(s.logged().is_empty(), "{:?}", s.logged());
+    assert_eq!(content_url(&s, f), "about:srcdoc");
+    assert!(s.reached(&FORM_SUBMISSION_ALGORITHM, "4"));
+}
+
+#[test]
+fn declarative_tool_of_a_form_2_no_tool_where_scripting_is_disabled() {
+    let (mut s, top) = page(
+        r#"<iframe sandbox="allow-same-origin" srcdoc="<form toolname=off tooldescription=d></form>"></iframe>
+<iframe sandbox="allow-same-origin allow-scripts" srcdoc="<form toolname=on tooldescription=d></form>"></iframe>"#,
+    );
+    s.run();
+    let p = s.task(top, "tools = await top.getTools()\nlog \"{tools.length} {tools[0].name}\"");
+    s.run();
+    assert_eq!(s.state(p), "fulfilled");
+    assert_eq!(s.logged(), ["1 on"]);
+}
+
+fn sandboxed_submission(switch: &str) -> Sim {
+    let mut s = Sim::with("spec", &[("declarative-sandboxed-submission", switch)]);
+    let top = s.page("top", "https://a.test/page.html");
+    s.w.parse_html_document(
+        top,
+        r#"<iframe sandbox="allow-same-origin allow-scripts" srcdoc="<form toolname=t tooldescription=d toolautosubmit action=/x><input name=q></form>"></iframe>"#,
+    )
+    .unwrap();
+    s.run();
+    s.task(top, "tools = await top.getTools()\nr = top.executeTool(tools[0], {q: \"v\"})");
+    s.run();
+    s
+}
+
+#[test]
+fn declarative_submission_steps_7_a_refused_submission_fails_or_hangs_by_the_switch() {
+    let s = sandboxed_submission("fail");
+    assert_eq!(s.state_of("r"), "rejected");
+    assert_eq!(s.rejection_of("r"), "UnknownError");
+    let s = sandboxed_submission("bug-pending");
+    assert_eq!(s.state_of("r"), "pending");
+    assert!(s.reached(&DECLARATIVE_SUBMISSION_STEPS, "7"));
 }

@@ -13,9 +13,12 @@
 //! Left out, each for a reason:
 //! - Lazy loading (`loading=lazy`) needs layout: every iframe loads as one in the viewport
 //!   does.
-//! - The `sandbox` attribute: the engine keeps no sandboxing flags, so a sandboxed iframe's
-//!   document is treated as an unsandboxed one; the trace says so when such an iframe is
-//!   inserted (post-connection step 2 is the step that would parse it).
+//! - Of the `sandbox` attribute's flags, the three that change what the engine models: the
+//!   sandboxed origin browsing context flag (a new opaque origin, unless `allow-same-origin`),
+//!   the sandboxed scripts browsing context flag (scripting is disabled, unless
+//!   `allow-scripts`) and the sandboxed forms browsing context flag (forms are not submitted,
+//!   unless `allow-forms`). The others (popups, top navigation, modals, downloads, ...)
+//!   guard what no scenario does, and are not kept.
 //! - The `allow` attribute is the container's permissions policy (read by "tools" as for a
 //!   `frame` line); `referrerpolicy`, `credentialless` and `allowfullscreen` change nothing
 //!   the engine models.
@@ -69,11 +72,18 @@ pub trait IframeElements: Host {
         let base = self.iframe_label_base(element);
         let label = self.next_document_label(&base);
         let allow = self.attribute(element, "allow").map(str::to_string);
+        // 2. The sandbox attribute, parsed into the iframe sandboxing flag set (before the
+        //    first document is made, which is created with it).
+        let sandbox = self
+            .attribute(element, "sandbox")
+            .map(parse_a_sandboxing_directive)
+            .unwrap_or_default();
         let child = ChildNavigable {
             label: &label,
             allow: allow.as_deref(),
             src_origin,
             container_element: Some(element),
+            sandbox,
         };
         let blank = Url::parse("about:blank").expect("about:blank is a URL");
         if let Err(e) = self.create_a_child_navigable(doc, child, blank, DocumentOptions::default())
@@ -100,17 +110,13 @@ pub trait IframeElements: Host {
                 w.describe_node(element)
             )
         );
-        // 2. (The sandboxing directive: not modelled, see the module's comment.)
         if self.has_attribute(element, "sandbox") {
             step!(
                 self,
                 IFRAME_POST_CONNECTION_STEPS,
                 "2",
                 Some(doc),
-                |w| format!(
-                    "{} has a sandbox attribute, which the engine does not apply",
-                    w.describe_node(element)
-                )
+                |w| format!("{} is sandboxed: {sandbox}", w.describe_node(element))
             );
         }
         // 3. Process the iframe attributes, as an initial insertion.
@@ -143,6 +149,18 @@ pub trait IframeElements: Host {
     /// An iframe's `src` or `srcdoc` was set, changed or removed: with a content navigable,
     /// its attributes are processed again (`src` only while it has no `srcdoc`).
     fn iframe_attribute_changed(&mut self, element: NodeKey, name: &str) {
+        // The sandbox attribute set, changed or removed: the iframe sandboxing flag set is
+        // parsed again, and takes effect at the next navigation.
+        if name == "sandbox" {
+            if let Some(nav) = self.content_navigable(element) {
+                let flags = self
+                    .attribute(element, "sandbox")
+                    .map(parse_a_sandboxing_directive)
+                    .unwrap_or_default();
+                self.navigables[nav].iframe_sandbox = flags;
+            }
+            return;
+        }
         let relevant = match name {
             "srcdoc" => true,
             "src" => !self.has_attribute(element, "srcdoc"),
@@ -306,6 +324,65 @@ pub trait IframeElements: Host {
 
 impl<H: Host> IframeElements for H {}
 
+/// The sandboxing flags the engine keeps (set: the capability is taken away).
+///
+/// <https://html.spec.whatwg.org/multipage/browsers.html#sandboxing-flag-set>
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SandboxFlags {
+    /// The sandboxed origin browsing context flag: documents get a new opaque origin.
+    pub origin: bool,
+    /// The sandboxed scripts browsing context flag: scripting is disabled.
+    pub scripts: bool,
+    /// The sandboxed forms browsing context flag: forms are not submitted.
+    pub forms: bool,
+}
+
+impl SandboxFlags {
+    /// Every flag either set has.
+    pub fn union(self, other: SandboxFlags) -> SandboxFlags {
+        SandboxFlags {
+            origin: self.origin || other.origin,
+            scripts: self.scripts || other.scripts,
+            forms: self.forms || other.forms,
+        }
+    }
+}
+
+impl std::fmt::Display for SandboxFlags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let set: Vec<&str> = [
+            (self.origin, "origin"),
+            (self.scripts, "scripts"),
+            (self.forms, "forms"),
+        ]
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, name)| name)
+        .collect();
+        if set.is_empty() {
+            f.write_str("no flag the engine keeps")
+        } else {
+            write!(f, "sandboxed {}", set.join(", "))
+        }
+    }
+}
+
+/// <https://html.spec.whatwg.org/multipage/browsers.html#parse-a-sandboxing-directive>: every
+/// flag is set but those the attribute's tokens (ASCII case-insensitive, split on ASCII
+/// whitespace) allow.
+pub fn parse_a_sandboxing_directive(value: &str) -> SandboxFlags {
+    let allows = |token: &str| {
+        value
+            .split(|c: char| c.is_ascii_whitespace())
+            .any(|t| t.eq_ignore_ascii_case(token))
+    };
+    SandboxFlags {
+        origin: !allows("allow-same-origin"),
+        scripts: !allows("allow-scripts"),
+        forms: !allows("allow-forms"),
+    }
+}
+
 /// <https://html.spec.whatwg.org/multipage/urls-and-fetching.html#matches-about:blank>
 fn matches_about_blank(url: &Url) -> bool {
     url.scheme() == "about" && url.path() == "blank" && url.username().is_empty()
@@ -329,6 +406,14 @@ impl<U: super::seam::Upper> super::HostState<U> {
             Some(element) => self.attribute(element, "name").unwrap_or(""),
             None => &n.label,
         }
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#concept-n-noscript>: whether
+    /// scripting is disabled for `doc` (it has no browsing context, or is sandboxed without
+    /// `allow-scripts`).
+    pub fn scripting_is_disabled(&self, doc: DocumentKey) -> bool {
+        let d = &self.documents[doc];
+        d.destroyed || d.sandbox.scripts
     }
 
     /// The `iframe` element whose content navigable `doc` is in, for an iframe of markup.

@@ -255,6 +255,13 @@ impl<U: Upper> HostState<U> {
         origin
     }
 
+    /// A new opaque origin, distinct from every other.
+    pub fn new_opaque_origin(&mut self) -> Origin {
+        let n = *self.next_opaque + 1;
+        *self.next_opaque = n;
+        Origin::Opaque(n)
+    }
+
     /// The virtual clock, in milliseconds.
     pub fn now(&self) -> u64 {
         self.now

@@ -9,6 +9,7 @@ use url::Url;
 use super::dom::parser::Parsing;
 use super::dom::{Dispatch, DomTask, EventInit};
 use super::event_loop::{EventLoops, TaskAction, TaskSource};
+use super::iframe::SandboxFlags;
 use super::keys::{DocumentKey, EventLoopKey, ListenerKey, NavigableKey, NodeKey};
 use super::origin::{is_url_potentially_trustworthy, Origin};
 use super::permissions::{Allowlist, FeatureState};
@@ -35,6 +36,9 @@ pub struct Navigable {
     /// is, for an iframe of a document's markup (a scenario's `frame` line has none: its
     /// container is the document alone).
     pub container_element: Option<NodeKey>,
+    /// The container iframe's sandboxing flag set (from its `sandbox` attribute), which the
+    /// navigable's next document is created with.
+    pub iframe_sandbox: SandboxFlags,
     pub active_document: Option<DocumentKey>,
     /// <https://html.spec.whatwg.org/multipage/document-sequences.html#nav-traversable>
     pub traversable: NavigableKey,
@@ -91,6 +95,10 @@ pub struct Document {
     ///
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#secure-context>
     pub secure_context: bool,
+    /// Its active sandboxing flag set, fixed when it was created.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/browsers.html#active-sandboxing-flag-set>
+    pub sandbox: SandboxFlags,
 }
 
 /// What a new document needs to know beyond its URL.
@@ -115,6 +123,8 @@ pub struct ChildNavigable<'a> {
     pub src_origin: Origin,
     /// The container `<iframe>` element, for an iframe of a document's markup.
     pub container_element: Option<NodeKey>,
+    /// The container's iframe sandboxing flag set.
+    pub sandbox: SandboxFlags,
 }
 
 /// Navigables and documents: the harness's actions on the tree, navigation, the back/forward
@@ -165,6 +175,7 @@ pub trait Navigables: Host {
             allow: None,
             src_origin: None,
             container_element: None,
+            iframe_sandbox: SandboxFlags::default(),
             active_document: None,
             traversable: key,
             history: Vec::new(),
@@ -197,6 +208,7 @@ pub trait Navigables: Host {
             allow,
             src_origin,
             container_element: None,
+            sandbox: SandboxFlags::default(),
         };
         let doc = self.create_a_child_navigable(parent, child, url, options)?;
         self.harness_note(|w| format!("insert iframe {label} in {}", w.label(parent)));
@@ -237,6 +249,7 @@ pub trait Navigables: Host {
             allow: child.allow.map(str::to_owned),
             src_origin: Some(child.src_origin),
             container_element: child.container_element,
+            iframe_sandbox: child.sandbox,
             active_document: None,
             traversable,
             history: Vec::new(),
@@ -269,7 +282,16 @@ pub trait Navigables: Host {
         // one. (A navigation to about:blank takes its initiator's origin; the scenario's
         // navigations of an iframe stand for its container's, so the same rule is used.)
         let container = self.navigables[nav].container_document;
+        // The creation sandboxing flags: the container iframe's, with its document's own
+        // (HTML, "determine the creation sandboxing flags"). A sandboxed origin gets a new
+        // opaque origin ("determine the origin", step 1).
+        let sandbox = self.navigables[nav].iframe_sandbox.union(
+            container
+                .map(|c| self.documents[c].sandbox)
+                .unwrap_or_default(),
+        );
         let origin = match container {
+            _ if sandbox.origin => self.new_opaque_origin(),
             Some(creator) if matches!(url.as_str(), "about:blank" | "about:srcdoc") => {
                 self.documents[creator].origin.clone()
             }
@@ -298,6 +320,7 @@ pub trait Navigables: Host {
             tools_declared_policy: options.tools_policy,
             window_listeners: Vec::new(),
             secure_context,
+            sandbox,
         });
         self.document_created(doc);
         doc

@@ -399,7 +399,7 @@ algorithm!(
     WebMcpEngineDefined,
     "declarative-submission-steps",
     "the declarative submission steps",
-    ["1", "2", "3", "4", "5", "6", "6.1", "6.2"]
+    ["1", "2", "3", "4", "5", "6", "6.1", "6.2", "7"]
 );
 algorithm!(
     /// Finish a declarative execution: the form stops being active and the completion steps

@@ -37,8 +37,8 @@ use super::registry::{check_tool_name, Registry};
 use super::steps::{AbortStep, ReactionStep, TaskStep};
 use super::switches::{
     DeclarativeEmptyDescription, DeclarativeNumberFormat, DeclarativeRegistrationTiming,
-    DeclarativeSchema, DeclarativeToolactivated, DeclarativeUpdateToolchange, ErrorMessages,
-    ReadinessToolchange, ToolResult,
+    DeclarativeSandboxedSubmission, DeclarativeSchema, DeclarativeToolactivated,
+    DeclarativeUpdateToolchange, ErrorMessages, ReadinessToolchange, ToolResult,
 };
 use super::{
     ExecuteSteps, LocalPendingToolExecution, ToolDefinition, Uuid, WebMcpHost,
@@ -95,6 +95,10 @@ pub enum RunPhase {
     Submitting,
     /// The page called `respondWith()`: waiting for its promise.
     Responding,
+    /// The submission was refused (a sandbox without `allow-forms`) and nothing will answer
+    /// (declarative-sandboxed-submission=bug-pending); a reset, a removal, a change of the
+    /// tool or the caller's abort still end it.
+    Stalled,
 }
 
 /// What kind of parameter a group of controls of one name is.
@@ -238,15 +242,23 @@ pub trait Declarative: WebMcpHost {
             return None;
         }
         step!(self, DECLARATIVE_TOOL_OF_A_FORM, "1", Some(doc));
-        // 2. Nor is one whose document has no browsing context (destroyed here: a removed
-        //    iframe's document); Chromium 156 registers none either.
-        if self.documents[doc].destroyed {
+        // 2. Nor is one for which scripting is disabled: its document has no browsing context
+        //    (destroyed here: a removed iframe's document), or is sandboxed without
+        //    `allow-scripts`. Chromium 156 registers neither (webmcp/probes/declarative-sandbox;
+        //    the fork's declarative/sandboxed-iframe expects the same), and the explainer says
+        //    nothing: a tool whose page cannot run script could not answer through
+        //    `respondWith()`.
+        if self.scripting_is_disabled(doc) {
             step!(
                 self,
                 DECLARATIVE_TOOL_OF_A_FORM,
                 "2",
                 Some(doc),
-                "no browsing context: null"
+                |w| if w.documents[doc].destroyed {
+                    "no browsing context: null".to_string()
+                } else {
+                    "sandboxed without allow-scripts: null".to_string()
+                }
             );
             return None;
         }
@@ -693,7 +705,9 @@ pub trait Declarative: WebMcpHost {
         self.submit_form(form, submitter, false);
         // A submission that stopped before its event (the form cannot navigate, or it is
         // already firing its submission events) ends the run with no result: nothing will
-        // answer it. (Chromium 156 never settles a blocked submission: a bug, not modelled.)
+        // answer it. (Chromium 156 never settles such a submission: a bug, modelled for the
+        // sandbox that refuses forms, declarative-sandboxed-submission=bug-pending, where it
+        // was measured.)
         if self
             .run_of(form)
             .is_some_and(|r| r.uuid == uuid && r.phase == RunPhase::Submitting)
@@ -830,6 +844,35 @@ pub trait Declarative: WebMcpHost {
                 );
                 self.finish_a_declarative_execution(form, Ok(None));
             }
+            // 7. The form's document may not submit forms (sandboxed without allow-forms):
+            //    HTML's submission returned without submitting anything.
+            SubmissionPoint::Sandboxed => match self.switches().declarative_sandboxed_submission {
+                DeclarativeSandboxedSubmission::Fail => {
+                    step!(
+                        self,
+                        DECLARATIVE_SUBMISSION_STEPS,
+                        "7",
+                        Some(target),
+                        "the form's document is sandboxed without allow-forms: the execution fails"
+                    );
+                    self.finish_a_declarative_execution(
+                        form,
+                        Err(DeclarativeFailure::SubmissionSandboxed),
+                    );
+                }
+                DeclarativeSandboxedSubmission::BugPending => {
+                    step!(
+                        self,
+                        DECLARATIVE_SUBMISSION_STEPS,
+                        "7",
+                        Some(target),
+                        "the form's document is sandboxed without allow-forms: nothing answers (declarative-sandboxed-submission=bug-pending)"
+                    );
+                    if let Some(r) = self.run_mut(form) {
+                        r.phase = RunPhase::Stalled;
+                    }
+                }
+            },
             // 5. `form.submit()`: submitted without an event; null as well.
             SubmissionPoint::WithoutEvent => {
                 step!(

@@ -103,6 +103,8 @@ pub enum DeclarativeFailure {
     DefinitionUpdated,
     /// Another execution of the same form began.
     Superseded,
+    /// The form's document is sandboxed without `allow-forms`: its submission did nothing.
+    SubmissionSandboxed,
 }
 
 /// The engine's conversion messages follow Blink's; where Blink words the same failure
@@ -332,6 +334,11 @@ impl DeclarativeFailure {
             ),
             Superseded => (
                 "another execution of the same form began".into(),
+                CHROMIUM_UNKNOWN.into(),
+            ),
+            // Chromium 156 never gets here (its execution stays pending).
+            SubmissionSandboxed => (
+                "the form's document is sandboxed without allow-forms: it cannot be submitted".into(),
                 CHROMIUM_UNKNOWN.into(),
             ),
         };

@@ -167,6 +167,14 @@ crate::switches! {
             BugSixSignificantDigits = "bug-six-significant-digits": "six significant digits, exponent form from 1e6 and below 1e-6 with its zeros kept (Chromium 156's bug)" ["chromium-156", "chromium-pr373"],
         }
 
+        /// What a declarative execution whose form's document may not submit forms (a sandbox
+        /// without `allow-forms`) answers.
+        declarative_sandboxed_submission: DeclarativeSandboxedSubmission = "declarative-sandboxed-submission",
+        from "the text's TODO; HTML's form submission algorithm returns at its step 4 without a trace, so nothing tells the execution; Chromium 156 leaves the executeTool() promise pending for ever (webmcp/probes/declarative-sandbox)" {
+            Fail = "fail": "the execution fails with an UnknownError saying why, when the submission is refused (the engine's draft: a caller is always answered)",
+            BugPending = "bug-pending": "nothing answers: the promise stays pending until the caller aborts (Chromium 156's bug)" ["chromium-156", "chromium-pr373"],
+        }
+
         /// When a declarative execution fires `toolactivated`.
         declarative_toolactivated: DeclarativeToolactivated = "declarative-toolactivated",
         from "the explainer fires toolactivated once the form is filled and before it is submitted; Chromium 156 fires it after the submit event (toolautosubmit) or after pausing, and also for executions that failed" {

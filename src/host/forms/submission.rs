@@ -163,6 +163,8 @@ pub enum SubmissionPoint {
     SubmitEvent(EventKey),
     /// `form.submit()` submitted without a `submit` event (step 5 skipped).
     WithoutEvent,
+    /// The form's document is sandboxed without `allow-forms` (step 4): nothing happened.
+    Sandboxed,
 }
 
 /// Submitting forms.
@@ -235,7 +237,18 @@ pub trait Submission: Host {
             );
             return;
         }
-        // 3-4. The form's document (the sandboxed forms flag is not read).
+        // 3-4. The form's document; sandboxed without `allow-forms`: return.
+        if self.documents[doc].sandbox.forms {
+            step!(
+                self,
+                FORM_SUBMISSION_ALGORITHM,
+                "4",
+                Some(doc),
+                "the document is sandboxed without allow-forms: nothing is submitted"
+            );
+            self.form_submission_reached(form, SubmissionPoint::Sandboxed);
+            return;
+        }
         if from_submit_method {
             self.form_submission_reached(form, SubmissionPoint::WithoutEvent);
         }
