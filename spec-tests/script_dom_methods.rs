@@ -124,3 +124,24 @@ fn the_export_writes_the_documents_create_element() {
     assert!(e.html.contains(".appendChild("));
     assert!(e.html.contains(".removeChild("));
 }
+
+#[test]
+fn a_logged_value_without_a_json_form_shows_its_class_as_the_export_does() {
+    // getTools() gives RegisteredTool dictionaries whose `window` is a WindowProxy: JSON has
+    // no form for them, so the log shows the class, as the exported runtime's `show` does.
+    let text = r#"title: t
+subtest "s"
+  page top https://a.test/
+  html in top:
+    <form toolname=t tooldescription=d></form>
+  run
+  task in top:
+    tools = await top.getTools()
+    log "{tools} {tools[0]} {tools[0].inputSchema}"
+  run
+  expect log == ['Array Object {"type":"object","properties":{},"required":[]}']
+"#;
+    let file = parse_file("show.scn", text).unwrap();
+    let r = run_file(&file, &RunOptions::default());
+    assert!(r.passed(), "{:?}", r.subtests[0].messages);
+}

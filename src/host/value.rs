@@ -586,9 +586,15 @@ impl<U: Upper> HostState<U> {
                 Some(r) => format!("{} event", r.init.event_type),
                 None => "event".into(),
             },
-            other => other
-                .to_json_string()
-                .unwrap_or_else(|_| format!("{other:?}")),
+            // Without a JSON form (a window inside, a cycle), its class, as the exported
+            // tests' runtime shows it (`Object.prototype.toString`'s tag).
+            other => other.to_json_string().unwrap_or_else(|_| {
+                match other {
+                    Value::Array(_) => "Array",
+                    _ => "Object",
+                }
+                .into()
+            }),
         }
     }
 
