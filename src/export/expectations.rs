@@ -34,6 +34,12 @@ impl Translator<'_> {
                 expected,
                 equal,
             } => {
+                if root_name(actual).is_some_and(|n| self.scene.observations.contains(n)) {
+                    return Err(omit(
+                        "observe",
+                        "the browser agent's observation has no page API",
+                    ));
+                }
                 let a = self.scene.expr(actual, &[], Mode::Actual)?;
                 let x = self.scene.expr(expected, &[], Mode::Expected)?;
                 format!("w.assert_value({a}, {x}, {equal})")
@@ -106,5 +112,15 @@ impl Translator<'_> {
                 ))
             }
         })
+    }
+}
+
+/// The name a path of members and indices starts from (`o` in `o.tools.top[0]`).
+fn root_name(e: &crate::script::ast::Expr) -> Option<&str> {
+    use crate::script::ast::Expr;
+    match e {
+        Expr::Name(n) => Some(n),
+        Expr::Member(t, _) | Expr::Index(t, _) => root_name(t),
+        _ => None,
     }
 }

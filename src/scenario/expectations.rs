@@ -223,7 +223,11 @@ impl SubtestParser {
             }
             // `o.origins == {top: "https://a.test"}`.
             let punct_at = |k: usize, want: &str| matches!(p.toks.get(p.pos + k), Some(Token { tok: Tok::Punct(t), .. }) if *t == want);
-            if punct_at(1, ".") && next(2) == Some("origins") && punct_at(3, "==") {
+            if punct_at(1, ".")
+                && next(2) == Some("origins")
+                && punct_at(3, "==")
+                && punct_at(4, "{")
+            {
                 let name = p.ident("an observation's name")?;
                 self.check_name(p, &name)?;
                 p.punct(".")?;

@@ -348,11 +348,13 @@ impl<'a> SubtestRun<'a> {
     pub(super) fn eval(&self, e: &Expr) -> Result<Value, LineError> {
         Ok(match e {
             Expr::Literal(v) => v.clone(),
-            Expr::Name(n) => self
-                .world
-                .lookup(n)
-                .cloned()
-                .ok_or_else(|| LineError::Unbound(n.clone()))?,
+            Expr::Name(n) => match self.world.lookup(n) {
+                Some(v) => v.clone(),
+                None => match self.observations.get(n) {
+                    Some(o) => self.observation_value(*o),
+                    None => return Err(LineError::Unbound(n.clone())),
+                },
+            },
             Expr::Member(target, prop) => {
                 let t = self.eval(target)?;
                 bindings::harness_get(&self.world, &t, prop)?
@@ -415,6 +417,68 @@ impl<'a> SubtestRun<'a> {
             }
             Expr::Call { .. } | Expr::Callback(_) => return Err(LineError::NotAReading),
         })
+    }
+
+    /// An observation as an expectation reads it (`o.tools.top[0].description`,
+    /// `o.tools.child["search"].inputSchema`): `{finished: false}` until it has finished, then
+    /// `{finished, outcome, waited, startedAt, endedAt, tools, origins}`, where `tools` maps
+    /// each observed document's name to its tools' definitions as the agent was given them
+    /// (`name`, `title` or null, `description`, `inputSchema` as an object or undefined,
+    /// `annotations` when given) and `origins` each document's serialized origin; both are
+    /// null when the observation returned early, with no tool map.
+    fn observation_value(&self, o: ObservationKey) -> Value {
+        let Some(r) = self.world.observation_result(o) else {
+            return Value::object(vec![("finished".into(), Value::Bool(false))]);
+        };
+        let tool = |t: &crate::webmcp::observation::ObservedTool| {
+            let mut props = vec![
+                ("name".to_string(), Value::string(&t.name)),
+                (
+                    "title".into(),
+                    t.title.as_deref().map_or(Value::Null, Value::string),
+                ),
+                ("description".into(), Value::string(&t.description)),
+                (
+                    "inputSchema".into(),
+                    Value::from_json_str(&t.input_schema).unwrap_or(Value::Undefined),
+                ),
+            ];
+            if let Some(a) = &t.annotations {
+                if let Ok(json) = serde_json::to_value(a) {
+                    props.push(("annotations".into(), Value::from_json(&json)));
+                }
+            }
+            Value::object(props)
+        };
+        let (tools, origins) = match &r.tool_map {
+            None => (Value::Null, Value::Null),
+            Some(m) => (
+                Value::object(
+                    m.iter()
+                        .map(|d| {
+                            (
+                                d.document.clone(),
+                                Value::array(d.tools.iter().map(tool).collect()),
+                            )
+                        })
+                        .collect(),
+                ),
+                Value::object(
+                    m.iter()
+                        .map(|d| (d.document.clone(), Value::string(&d.origin)))
+                        .collect(),
+                ),
+            ),
+        };
+        Value::object(vec![
+            ("finished".into(), Value::Bool(true)),
+            ("outcome".into(), Value::string(r.outcome.name())),
+            ("waited".into(), Value::number(r.waited_ms as f64)),
+            ("startedAt".into(), Value::number(r.started_at as f64)),
+            ("endedAt".into(), Value::number(r.ended_at as f64)),
+            ("tools".into(), tools),
+            ("origins".into(), origins),
+        ])
     }
 
     /// What a finished observation saw: each document's tool names (none when it returned
