@@ -586,14 +586,12 @@ impl<U: Upper> HostState<U> {
                 Some(r) => format!("{} event", r.init.event_type),
                 None => "event".into(),
             },
-            // Without a JSON form (a window inside, a cycle), its class, as the exported
-            // tests' runtime shows it (`Object.prototype.toString`'s tag).
-            other => other.to_json_string().unwrap_or_else(|_| {
-                match other {
-                    Value::Array(_) => "Array",
-                    _ => "Object",
-                }
-                .into()
+            // An array or object without a JSON form (a window inside, a cycle): its class, as
+            // the exported tests' runtime shows it (`Object.prototype.toString`'s tag).
+            other => other.to_json_string().unwrap_or_else(|_| match other {
+                Value::Array(_) => "Array".into(),
+                Value::Object(_) => "Object".into(),
+                _ => format!("{other:?}"),
             }),
         }
     }
