@@ -180,6 +180,24 @@ fn read_request(stream: &TcpStream) -> std::io::Result<Option<Request>> {
     }))
 }
 
+/// The headers a file's `FILE.headers` beside it adds to its response, as wptserve reads
+/// them: a `NAME: VALUE` line each; a line without a colon, or a name or value with a line
+/// break, is skipped.
+fn headers_file(file: &Path) -> Vec<(String, String)> {
+    let mut path = file.as_os_str().to_owned();
+    path.push(".headers");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            let name = name.trim();
+            (!name.is_empty()).then(|| (name.to_string(), value.trim().to_string()))
+        })
+        .collect()
+}
+
 /// The headers a query's `pipe=header(NAME,VALUE)|header(...)` asks for, as wptserve reads
 /// them: a backslash escapes the next character (`\,` `\)`), `|` separates pipes. Only
 /// `header` is understood; a value with a line break is refused.
@@ -305,14 +323,18 @@ fn handle(
         ),
         ("GET" | "HEAD", path) => match file_below(root, path) {
             Some(file) => match std::fs::read(&file) {
-                Ok(bytes) => respond_with(
-                    &stream,
-                    "200 OK",
-                    content_type(&file),
-                    &request.extra_headers,
-                    &bytes,
-                    head_only,
-                ),
+                Ok(bytes) => {
+                    let mut headers = headers_file(&file);
+                    headers.extend(request.extra_headers.iter().cloned());
+                    respond_with(
+                        &stream,
+                        "200 OK",
+                        content_type(&file),
+                        &headers,
+                        &bytes,
+                        head_only,
+                    )
+                }
                 Err(_) => respond(
                     &stream,
                     "404 Not Found",

@@ -79,6 +79,10 @@ pub struct ExportedFile {
     /// A crash test (its name ends in `-crash`, as WPT reads names): it runs the subtests'
     /// lines and asserts nothing.
     pub crash_test: bool,
+    /// The test page's response headers, written to a `.headers` file beside it (WPT's
+    /// convention, which wptserve and `diff-browser` read): the ones its subtests' `page`
+    /// lines ask for.
+    pub headers: Vec<(String, String)>,
 }
 
 /// One subtest of an exported file.
@@ -186,8 +190,30 @@ pub fn export_file_under(
     let mut seconds = 0.5;
     let requirement = requirement_check(file);
     let unmet = unmet_requirement(file, profile).is_some();
+    // The file's headers are those of its first subtest that exports anything; one page
+    // serves every subtest, so a subtest whose page asks for other headers is left out.
+    let mut headers: Option<Vec<(String, String)>> = None;
     for sub in &file.subtests {
         let mut t = translate::translate(file, sub, profile, crash_test);
+        if t.checks > 0 || crash_test {
+            match &headers {
+                None => headers = Some(t.page_headers.clone()),
+                Some(h) if *h != t.page_headers => {
+                    t.checks = 0;
+                    t.left_out.push(LeftOut {
+                        line: sub.line,
+                        kind: "headers",
+                        text: format!("subtest {:?}", sub.name),
+                        why: format!(
+                            "its page's headers ({}) are not the test page's ({}), which one file's subtests share",
+                            shown_headers(&t.page_headers),
+                            shown_headers(h)
+                        ),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
         // A crash test of a profile that lacks what the scenario requires: the engine does not
         // run the subtest, and a crash test has no way to say PRECONDITION_FAILED.
         if crash_test && unmet {
@@ -299,7 +325,19 @@ pub fn export_file_under(
         subtests,
         expected_seconds: seconds,
         crash_test,
+        headers: headers.unwrap_or_default(),
     }
+}
+
+fn shown_headers(headers: &[(String, String)]) -> String {
+    if headers.is_empty() {
+        return "none".into();
+    }
+    headers
+        .iter()
+        .map(|(n, v)| format!("{n}: {v}"))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// What a subtest leaves out when the profile does not meet the file's `requires:`.
@@ -403,7 +441,18 @@ pub fn write_tree(files: &[ExportedFile], out: &Path) -> io::Result<Vec<PathBuf>
             std::fs::create_dir_all(dir)?;
         }
         std::fs::write(&path, &f.html)?;
-        written.push(path);
+        written.push(path.clone());
+        if !f.headers.is_empty() {
+            let mut headers_path = path.into_os_string();
+            headers_path.push(".headers");
+            let text: String = f
+                .headers
+                .iter()
+                .map(|(n, v)| format!("{n}: {v}\n"))
+                .collect();
+            std::fs::write(&headers_path, text)?;
+            written.push(headers_path.into());
+        }
     }
     let resources = out.join(RESOURCE_FOLDER);
     std::fs::create_dir_all(&resources)?;

@@ -48,6 +48,9 @@ pub struct Translated {
     pub virtual_ms: u64,
     pub drives: usize,
     pub frames: usize,
+    /// The response headers the test page's `page` line asks for (its `csp="..."`), which the
+    /// exported file gets from a `.headers` file beside it, as WPT's tests do.
+    pub page_headers: Vec<(String, String)>,
 }
 
 /// The translation of a subtest, as far as it has come.
@@ -72,6 +75,7 @@ pub(super) struct Translator<'a> {
     pub(super) tasks: usize,
     /// The test is a crash test: it asserts nothing, so every expectation is left out.
     crash_test: bool,
+    page_headers: Vec<(String, String)>,
 }
 
 /// Translates one subtest under a profile, for a testharness.js test or (`crash_test`) for a
@@ -96,6 +100,7 @@ pub fn translate(
         drives: Vec::new(),
         tasks: 0,
         crash_test,
+        page_headers: Vec::new(),
     };
     for action in &subtest.actions {
         if let Some(at) = t.cut {
@@ -158,6 +163,7 @@ pub fn translate(
         virtual_ms,
         drives: t.drives.len(),
         frames: t.frames,
+        page_headers: t.page_headers,
     }
 }
 
@@ -177,6 +183,7 @@ impl Translator<'_> {
                 url,
                 loading,
                 policy,
+                csp,
                 site_keyed,
                 opener: _,
             } => {
@@ -210,6 +217,20 @@ impl Translator<'_> {
                         "a Permissions-Policy header on the test page is the server's, not the page's",
                     ));
                 }
+                if let Some(csp) = csp {
+                    if csp
+                        .policy
+                        .forced_sandboxing
+                        .is_some_and(|flags| flags.scripts)
+                    {
+                        return Err(omit(
+                            "csp",
+                            "a test page sandboxed without allow-scripts runs no script, the test's included",
+                        ));
+                    }
+                    self.page_headers
+                        .push(("Content-Security-Policy".into(), csp.header.clone()));
+                }
                 self.comment(action);
                 self.code.line(format!("w.page({});", js::string(name)));
                 self.scene.page = Some(name.clone());
@@ -230,7 +251,14 @@ impl Translator<'_> {
                 allow,
                 loading,
                 policy,
+                csp,
             } => {
+                if csp.is_some() {
+                    return Err(omit(
+                        "csp",
+                        "an iframe sandboxed by its own header: the export's frame page talks to the test page as an origin it has, not an opaque one",
+                    ));
+                }
                 let parent_origin = self.scene.doc(parent)?.origin;
                 // An about:blank iframe has its parent's origin (HTML); the export makes one in
                 // a document the test page reaches.

@@ -22,6 +22,7 @@
 pub mod abort;
 pub mod budget;
 pub mod callback;
+pub mod csp;
 pub mod dom;
 pub mod event_loop;
 pub mod events;

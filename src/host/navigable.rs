@@ -111,6 +111,9 @@ pub struct DocumentOptions {
     pub tools_policy: Option<Allowlist>,
     /// For a page: whether its agent clusters are origin-keyed (default: the world's setting).
     pub origin_keyed: Option<bool>,
+    /// The sandboxing flags its response's `Content-Security-Policy` forces (a `sandbox`
+    /// directive), none by default.
+    pub forced_sandboxing: SandboxFlags,
 }
 
 /// What a new child navigable is made with besides its container document and first URL.
@@ -283,24 +286,34 @@ pub trait Navigables: Host {
         // navigations of an iframe stand for its container's, so the same rule is used.)
         let container = self.navigables[nav].container_document;
         // The creation sandboxing flags: the container iframe's, with its document's own
-        // (HTML, "determine the creation sandboxing flags"). A sandboxed origin gets a new
-        // opaque origin ("determine the origin", step 1).
-        let sandbox = self.navigables[nav].iframe_sandbox.union(
-            container
-                .map(|c| self.documents[c].sandbox)
-                .unwrap_or_default(),
-        );
-        let origin = match container {
-            _ if sandbox.origin => self.new_opaque_origin(),
+        // (HTML, "determine the creation sandboxing flags"); then the navigation's final
+        // sandboxing flag set adds what the response's CSP forces ("create and initialize a
+        // Document object": the `sandbox` directive). A sandboxed origin gets a new opaque
+        // origin ("determine the origin", step 1), so an `https:` page sandboxed by its own
+        // header has one.
+        let sandbox = self.navigables[nav]
+            .iframe_sandbox
+            .union(
+                container
+                    .map(|c| self.documents[c].sandbox)
+                    .unwrap_or_default(),
+            )
+            .union(options.forced_sandboxing);
+        let unsandboxed = match container {
             Some(creator) if matches!(url.as_str(), "about:blank" | "about:srcdoc") => {
                 self.documents[creator].origin.clone()
             }
             _ => self.origin_of_url(&url),
         };
+        let origin = if sandbox.origin {
+            self.new_opaque_origin()
+        } else {
+            unsandboxed.clone()
+        };
         let traversable = self.navigables[nav].traversable;
         let event_loop = self.event_loop_for(traversable, &origin);
         let inherited = self.inherited_tools_policy(nav, &origin);
-        let secure_context = self.is_secure_context_at_creation(nav, &url, &origin);
+        let secure_context = self.is_secure_context_at_creation(nav, &url, &unsandboxed);
         let lifecycle = if options.loading {
             Lifecycle::Loading
         } else {
@@ -326,10 +339,17 @@ pub trait Navigables: Host {
         doc
     }
 
-    /// Whether a document created in `nav` from `url` at `origin` is a secure context.
+    /// Whether a document created in `nav` from `url` is a secure context. `unsandboxed` is
+    /// the origin it has, or would have without the sandboxed origin flag (the opaque origin a
+    /// sandbox gives it has this one as its precursor, in Chromium's terms).
     ///
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#secure-context>
-    fn is_secure_context_at_creation(&self, nav: NavigableKey, url: &Url, origin: &Origin) -> bool {
+    fn is_secure_context_at_creation(
+        &self,
+        nav: NavigableKey,
+        url: &Url,
+        unsandboxed: &Origin,
+    ) -> bool {
         let n = &self.navigables[nav];
         // The top-level creation URL: the document's own for a top-level traversable, else
         // the top-level traversable's active document's.
@@ -344,19 +364,19 @@ pub trait Navigables: Host {
             // 2. Potentially trustworthy top-level creation URL: a secure context. 3. Else not.
             SecureContext::TopLevelCreationUrl => is_url_potentially_trustworthy(&top_level_url),
             // The older Secure Contexts text, which Chromium follows: the document's own origin
-            // and the origin of every document above it must be potentially trustworthy.
+            // and the origin of every document above it must be potentially trustworthy. A
+            // document sandboxed into an opaque origin is judged by the origin it would have
+            // had: Chromium 156 gives an https page sandboxed by its own CSP a modelContext
+            // (measured: imperative/opaque-origin-tools). The container's own answer already
+            // covers every document above it.
             SecureContext::EveryAncestor => {
-                if !(origin.is_potentially_trustworthy() || url.scheme() == "data") {
+                if !(unsandboxed.is_potentially_trustworthy() || url.scheme() == "data") {
                     return false;
                 }
-                let mut container = n.container_document;
-                while let Some(d) = container {
-                    if !self.documents[d].origin.is_potentially_trustworthy() {
-                        return false;
-                    }
-                    container = self.navigables[self.documents[d].navigable].container_document;
+                match n.container_document {
+                    Some(d) => self.documents[d].secure_context,
+                    None => true,
                 }
-                true
             }
         }
     }

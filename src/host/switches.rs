@@ -263,7 +263,7 @@ crate::switches! {
         secure_context: SecureContext = "secure-context",
         from "HTML's \"secure context\" (the top-level creation URL alone) vs the older Secure Contexts text, which also looks at the document's own origin and its ancestors' (webmcp/probes/secure-context)" {
             TopLevelCreationUrl = "top-level-creation-url": "a document is a secure context when its top-level creation URL is potentially trustworthy (HTML)",
-            EveryAncestor = "every-ancestor": "a document is a secure context when its own origin and every ancestor document's origin are potentially trustworthy (Chromium 156, as measured)" ["chromium-156", "chromium-pr373"],
+            EveryAncestor = "every-ancestor": "a document is a secure context when its own origin and every ancestor document's origin are potentially trustworthy, a document sandboxed into an opaque origin judged by the origin it would have had (Chromium 156, as measured: probes/secure-context, imperative/opaque-origin-tools)" ["chromium-156", "chromium-pr373"],
         }
     }
 }

@@ -59,6 +59,13 @@ pub struct Policy {
     pub allowlist: crate::host::permissions::Allowlist,
 }
 
+/// A document's `Content-Security-Policy` header, as written and as parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Csp {
+    pub header: String,
+    pub policy: crate::host::csp::CspPolicy,
+}
+
 /// How a scenario's thenable answers `then`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ThenableKind {
@@ -78,6 +85,7 @@ pub enum ActionKind {
         url: String,
         loading: bool,
         policy: Option<Policy>,
+        csp: Option<Csp>,
         site_keyed: bool,
         /// `opened by DOC`: the page is an auxiliary browsing context of DOC's page, in its
         /// browsing context group.
@@ -90,6 +98,7 @@ pub enum ActionKind {
         allow: Option<String>,
         loading: bool,
         policy: Option<Policy>,
+        csp: Option<Csp>,
     },
     Promise {
         name: String,

@@ -16,6 +16,17 @@ use crate::script::parser::ScriptParser;
 use crate::script::syntax::{build_tree, lex_line, logical_lines, Cursor, Line, ParseError};
 use crate::webmcp::readiness::WaitOutcome;
 
+/// The options a `page` or `frame` line may end with.
+#[derive(Default)]
+struct LineOptions {
+    loading: bool,
+    policy: Option<Policy>,
+    csp: Option<Csp>,
+    allow: Option<String>,
+    site_keyed: bool,
+    opener: Option<String>,
+}
+
 pub use crate::script::parser::parse_script;
 
 const HEADERS: &[&str] = &["title", "mirrors", "spec", "requires"];
@@ -518,8 +529,14 @@ impl SubtestParser {
                 let name = p.ident("the page's name")?;
                 let url = p.url()?;
                 let origin = self.check_url(&p, &url)?;
-                let (loading, policy, _, site_keyed, opener) =
-                    self.document_options(&mut p, false, &origin)?;
+                let LineOptions {
+                    loading,
+                    policy,
+                    csp,
+                    site_keyed,
+                    opener,
+                    ..
+                } = self.document_options(&mut p, false, &origin)?;
                 if site_keyed && opener.is_some() {
                     return Err(p.error_prev(
                         "`site-keyed` and `opened by`: a page opened by another joins its browsing context group, whose agent clusters are keyed as its opener's"
@@ -531,6 +548,7 @@ impl SubtestParser {
                     url,
                     loading,
                     policy,
+                    csp,
                     site_keyed,
                     opener,
                 }
@@ -542,8 +560,13 @@ impl SubtestParser {
                 let parent = self.document_name(&mut p)?;
                 let url = p.url()?;
                 let origin = self.check_url(&p, &url)?;
-                let (loading, policy, allow, _, _) =
-                    self.document_options(&mut p, true, &origin)?;
+                let LineOptions {
+                    loading,
+                    policy,
+                    csp,
+                    allow,
+                    ..
+                } = self.document_options(&mut p, true, &origin)?;
                 ActionKind::Frame {
                     name,
                     parent,
@@ -551,6 +574,7 @@ impl SubtestParser {
                     allow,
                     loading,
                     policy,
+                    csp,
                 }
             }
             "promise" => {
@@ -916,58 +940,64 @@ impl SubtestParser {
         })
     }
 
-    /// `loading`, `policy="tools=()"`, `allow="tools *"`, `site-keyed`, `opened by DOC`, in any
-    /// order.
-    #[allow(clippy::type_complexity)]
+    /// `loading`, `policy="tools=()"`, `csp="sandbox allow-scripts"`, `allow="tools *"`,
+    /// `site-keyed`, `opened by DOC`, in any order.
     fn document_options(
         &self,
         p: &mut Cursor,
         frame: bool,
         origin: &crate::host::origin::Origin,
-    ) -> Result<(bool, Option<Policy>, Option<String>, bool, Option<String>), ParseError> {
-        let (mut loading, mut policy, mut allow, mut site_keyed) = (false, None, None, false);
-        let mut opener = None;
+    ) -> Result<LineOptions, ParseError> {
+        let mut o = LineOptions::default();
+        let expected = if frame {
+            "`loading`, `allow=\"...\"`, `policy=\"...\"` or `csp=\"...\"`"
+        } else {
+            "`loading`, `site-keyed`, `opened by DOC`, `policy=\"...\"` or `csp=\"...\"`"
+        };
         while !p.at_end() {
-            let word = p.ident(if frame {
-                "`loading`, `allow=\"...\"` or `policy=\"...\"`"
-            } else {
-                "`loading`, `site-keyed`, `opened by DOC` or `policy=\"...\"`"
-            })?;
+            let word = p.ident(expected)?;
             match word.as_str() {
-                "loading" => loading = true,
-                "site-keyed" if !frame => site_keyed = true,
+                "loading" => o.loading = true,
+                "site-keyed" if !frame => o.site_keyed = true,
                 "opened" if !frame => {
                     p.keyword("by")?;
-                    opener = Some(self.document_name(p)?);
+                    o.opener = Some(self.document_name(p)?);
                 }
                 "allow" if frame => {
                     p.punct("=")?;
-                    allow = Some(p.string("the allow attribute's value in quotes")?);
+                    o.allow = Some(p.string("the allow attribute's value in quotes")?);
                 }
                 "policy" => {
                     p.punct("=")?;
                     let value = p.string("a Permissions-Policy value such as \"tools=()\"")?;
                     let allowlist = crate::host::permissions::parse_policy_header(&value, origin)
                         .map_err(|e| p.error_prev(format!("bad policy: {e}")))?;
-                    policy = Some(Policy {
+                    o.policy = Some(Policy {
                         header: value,
                         allowlist,
                     });
                 }
+                "csp" => {
+                    p.punct("=")?;
+                    let value = p.string(
+                        "a Content-Security-Policy value such as \"sandbox allow-scripts\"",
+                    )?;
+                    let policy = crate::host::csp::parse_a_serialized_csp(&value)
+                        .map_err(|e| p.error_prev(format!("bad csp: {e}")))?;
+                    o.csp = Some(Csp {
+                        header: value,
+                        policy,
+                    });
+                }
                 other => {
                     return Err(p.error_prev(format!(
-                        "unknown option `{}`; expected {}",
+                        "unknown option `{}`; expected {expected}",
                         shown(other),
-                        if frame {
-                            "`loading`, `allow=\"...\"` or `policy=\"...\"`"
-                        } else {
-                            "`loading`, `site-keyed`, `opened by DOC` or `policy=\"...\"`"
-                        }
                     )))
                 }
             }
         }
-        Ok((loading, policy, allow, site_keyed, opener))
+        Ok(o)
     }
 
     /// A URL must parse; returns its origin.

@@ -433,8 +433,12 @@ fn window_member<W: ScriptHost>(w: &W, d: DocumentKey, member: WindowMember) -> 
         }
         WindowMember::ToolsReady => Value::Bool(w.tools_ready(d)),
         WindowMember::Origin => Value::string(w.document(d).origin.serialize()),
+        // In code unit order, as getTools() lists them (step 8.4): the tool map's own order is
+        // not something a page can see, and an exported test reads the names from getTools().
         WindowMember::Tools => {
-            Value::Array(w.tool_names(d).into_iter().map(Value::String).collect())
+            let mut names = w.tool_names(d);
+            names.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            Value::Array(names.into_iter().map(Value::String).collect())
         }
         WindowMember::Pending => Value::number(w.pending_tool_readiness_promises(d) as f64),
         WindowMember::FullyActive => Value::Bool(w.is_fully_active(d)),

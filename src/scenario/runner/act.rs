@@ -6,6 +6,13 @@ use super::*;
 use crate::host::navigable::{DocumentOptions, Lifecycle};
 use crate::host::promise::ThenBehaviour;
 
+/// The sandboxing flags a line's `csp="..."` forces on its document.
+fn forced_sandboxing(csp: &Option<Csp>) -> crate::host::iframe::SandboxFlags {
+    csp.as_ref()
+        .and_then(|c| c.policy.forced_sandboxing)
+        .unwrap_or_default()
+}
+
 impl<'a> SubtestRun<'a> {
     /// Acts on one line. A line that drives the simulation starts a drive; the drive's end
     /// moves on to the next line.
@@ -17,6 +24,7 @@ impl<'a> SubtestRun<'a> {
                 url,
                 loading,
                 policy,
+                csp,
                 site_keyed,
                 opener,
             } => {
@@ -24,6 +32,7 @@ impl<'a> SubtestRun<'a> {
                     loading: *loading,
                     tools_policy: policy.as_ref().map(|p| p.allowlist.clone()),
                     origin_keyed: site_keyed.then_some(false),
+                    forced_sandboxing: forced_sandboxing(csp),
                 };
                 let opener = opener.as_deref().map(|o| self.doc(o)).transpose()?;
                 self.world.open_page_in_group(name, url, opener, options)?;
@@ -35,12 +44,14 @@ impl<'a> SubtestRun<'a> {
                 allow,
                 loading,
                 policy,
+                csp,
             } => {
                 let parent = self.doc(parent)?;
                 let options = DocumentOptions {
                     loading: *loading,
                     tools_policy: policy.as_ref().map(|p| p.allowlist.clone()),
                     origin_keyed: None,
+                    forced_sandboxing: forced_sandboxing(csp),
                 };
                 self.world
                     .add_iframe(parent, name, url, allow.as_deref(), options)?;
@@ -99,6 +110,9 @@ impl<'a> SubtestRun<'a> {
                 } else {
                     self.doc(realm)?
                 };
+                if self.world.scripting_is_disabled(doc) {
+                    return Err(LineError::ScriptingDisabled(self.world.label(doc)));
+                }
                 let completion = completion.as_ref().map(|name| {
                     let p = self.world.new_promise(doc);
                     self.world.name_promise(p, name);

@@ -63,6 +63,9 @@ pub enum LineError {
     /// `html in DOC:` that cannot be carried out.
     #[error("the markup cannot be loaded: {0}")]
     Markup(String),
+    /// `task in DOC` where DOC is sandboxed without `allow-scripts`: no script of it runs.
+    #[error("scripting is disabled in {0} (it is sandboxed without allow-scripts), so no task of its script can run")]
+    ScriptingDisabled(String),
     #[error(transparent)]
     Host(#[from] HostError),
     #[error(transparent)]
