@@ -70,13 +70,13 @@ pub fn log_events(s: &mut Sim, node: NodeKey, event_type: &str, label: &str) {
 
 /// The URL of the active document of `doc`'s navigable (where a navigation went).
 pub fn active_url(s: &Sim, doc: DocumentKey) -> String {
-    let nav = s.w.document(doc).navigable;
+    let nav = s.w.document(doc).navigable.expect("a navigable");
     let active = s.w.navigable(nav).active_document.expect("an active document");
     s.w.document(active).url.to_string()
 }
 
 /// The active document of `doc`'s navigable.
 pub fn active_document(s: &Sim, doc: DocumentKey) -> DocumentKey {
-    let nav = s.w.document(doc).navigable;
+    let nav = s.w.document(doc).navigable.expect("a navigable");
     s.w.navigable(nav).active_document.expect("an active document")
 }

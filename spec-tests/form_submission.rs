@@ -194,7 +194,7 @@ fn plan_to_navigate_3_a_second_submission_replaces_the_planned_navigation() {
     s.run();
     assert_eq!(active_url(&s, top), "https://a.test/second?a=1");
     // Only one navigation happened: the page has two documents, not three.
-    let nav = s.w.document(top).navigable;
+    let nav = s.w.document(top).navigable.expect("a navigable");
     assert_eq!(s.w.navigable(nav).history.len(), 2);
 }
 

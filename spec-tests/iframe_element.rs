@@ -202,7 +202,7 @@ fn a_forms_target_names_the_iframe_and_its_navigation_stays_inside_it() {
     // navigation then takes to the form's URL.
     assert_eq!(active_url(&s, top), "https://a.test/page.html");
     let opened = s.w.document_named("results_3").expect("a new page named after the target");
-    let nav = s.w.document(opened).navigable;
+    let nav = s.w.document(opened).navigable.expect("a navigable");
     assert_eq!(s.w.navigable(nav).parent, None);
     assert_eq!(active_url(&s, opened), "https://a.test/search?q=cats");
 }

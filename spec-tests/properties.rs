@@ -334,7 +334,7 @@ impl Model {
             Op::Back { doc } => {
                 // Traverse the navigable of the picked document, whichever document it shows.
                 let doc = pick(&self.docs, *doc).unwrap();
-                let nav = self.w.document(doc).navigable;
+                let nav = self.w.document(doc).navigable.expect("a scenario's document");
                 if let Some(active) = self.w.navigable(nav).active_document {
                     let _ = self.w.go_back(active);
                 }

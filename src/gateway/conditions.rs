@@ -318,7 +318,10 @@ fn documents_of_page(
     world
         .documents
         .iter()
-        .filter(move |(_, d)| world.navigables[d.navigable].traversable == page)
+        .filter(move |(_, d)| {
+            d.navigable
+                .is_some_and(|n| world.navigables[n].traversable == page)
+        })
         .map(|(k, _)| k)
         .enumerate()
 }
@@ -668,10 +671,10 @@ fn describe_fired(f: &Fired, a: &Answer) -> String {
 /// its response step is queued in parallel, or its commit task on an event loop.
 pub fn navigation_in_progress(world: &World, page: NavigableKey) -> bool {
     let in_page = |d: DocumentKey| {
-        world
-            .documents
-            .get(d)
-            .is_some_and(|doc| world.navigables[doc.navigable].traversable == page)
+        world.documents.get(d).is_some_and(|doc| {
+            doc.navigable
+                .is_some_and(|n| world.navigables[n].traversable == page)
+        })
     };
     let responding = world.parallel_queues.values().any(|q| {
         q.steps.iter().any(|s| {

@@ -179,7 +179,7 @@ impl Driver<'_> {
             let url = key
                 .map(|d| w.documents[d].url.to_string())
                 .unwrap_or_default();
-            let nav = key.map(|d| w.documents[d].navigable);
+            let nav = key.and_then(|d| w.documents[d].navigable);
             a.line(format!(
                 "### Document {} at {} (unique ID {})",
                 a.page(&doc.document),

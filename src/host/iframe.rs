@@ -413,11 +413,11 @@ impl<U: super::seam::Upper> super::HostState<U> {
     /// `allow-scripts`).
     pub fn scripting_is_disabled(&self, doc: DocumentKey) -> bool {
         let d = &self.documents[doc];
-        d.destroyed || d.sandbox.scripts
+        d.destroyed || d.navigable.is_none() || d.sandbox.scripts
     }
 
     /// The `iframe` element whose content navigable `doc` is in, for an iframe of markup.
     pub fn container_element(&self, doc: DocumentKey) -> Option<NodeKey> {
-        self.navigables[self.documents[doc].navigable].container_element
+        self.navigables[self.documents[doc].navigable?].container_element
     }
 }

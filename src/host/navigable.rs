@@ -73,8 +73,14 @@ pub struct Document {
     pub label: String,
     pub url: Url,
     pub origin: Origin,
-    /// The navigable it was loaded in; its node navigable while it is active.
-    pub navigable: NavigableKey,
+    /// The navigable it was loaded in; its node navigable while it is active. `None` for a
+    /// document that has no browsing context (DOM's `createHTMLDocument()`, `DOMParser`): it
+    /// is never any navigable's document, so never fully active.
+    pub navigable: Option<NavigableKey>,
+    /// For a document without a browsing context, the document whose script created it: its
+    /// relevant realm is that document's (DOM: `createHTMLDocument()` and `DOMParser` make
+    /// the new document in the realm of the caller).
+    pub created_by: Option<DocumentKey>,
     /// The navigables of its `<iframe>` elements, in tree order.
     pub child_navigables: Vec<NavigableKey>,
     pub event_loop: EventLoopKey,
@@ -232,7 +238,9 @@ pub trait Navigables: Host {
         if !self.is_fully_active(parent) {
             return Err(HostError::NotFullyActive(self.label(parent)));
         }
-        let parent_nav = self.documents[parent].navigable;
+        let Some(parent_nav) = self.documents[parent].navigable else {
+            return Err(HostError::NotFullyActive(self.label(parent)));
+        };
         let mut depth = 0;
         let mut up = Some(parent_nav);
         while let Some(n) = up {
@@ -323,7 +331,8 @@ pub trait Navigables: Host {
             label: label.into(),
             url,
             origin,
-            navigable: nav,
+            navigable: Some(nav),
+            created_by: None,
             child_navigables: Vec::new(),
             event_loop,
             lifecycle,
@@ -437,7 +446,9 @@ pub trait Navigables: Host {
     ///
     /// <https://html.spec.whatwg.org/multipage/document-sequences.html#destroy-a-child-navigable>
     fn remove_iframe(&mut self, doc: DocumentKey) -> Result<(), HostError> {
-        let nav = self.documents[doc].navigable;
+        let Some(nav) = self.documents[doc].navigable else {
+            return Err(HostError::NotAnIframe(self.label(doc)));
+        };
         if self.navigables[nav].container_document.is_none() {
             return Err(HostError::NotAnIframe(self.label(doc)));
         }
@@ -600,7 +611,9 @@ pub trait Navigables: Host {
     ///
     /// <https://html.spec.whatwg.org/multipage/document-sequences.html#destroy-a-top-level-traversable>
     fn close(&mut self, doc: DocumentKey) -> Result<(), HostError> {
-        let nav = self.documents[doc].navigable;
+        let Some(nav) = self.documents[doc].navigable else {
+            return Err(HostError::NotTopLevel(self.label(doc)));
+        };
         if self.navigables[nav].parent.is_some() {
             return Err(HostError::NotTopLevel(self.label(doc)));
         }
@@ -687,7 +700,9 @@ pub trait Navigables: Host {
     /// when the document's navigable has an `<iframe>` element as its container, an element
     /// task (DOM manipulation) runs the iframe load event steps for it.
     fn completely_finished_loading(&mut self, doc: DocumentKey) {
-        let nav = self.documents[doc].navigable;
+        let Some(nav) = self.documents[doc].navigable else {
+            return;
+        };
         let Some(element) = self.navigables[nav].container_element else {
             return;
         };
@@ -702,6 +717,41 @@ pub trait Navigables: Host {
                 navigable: nav,
             }),
         );
+    }
+
+    /// A document without a browsing context, made by a script of `creator`: DOM's
+    /// `createHTMLDocument()` and `DOMParser`'s `parseFromString()` (HTML, "create a document
+    /// without a browsing context"). Its URL is `about:blank`, its origin the creator's; it is
+    /// no navigable's document, so never fully active, and scripting is disabled for it.
+    /// Named `{creator}-frameless` (then `_2`...) in traces.
+    ///
+    /// <https://dom.spec.whatwg.org/#dom-domimplementation-createhtmldocument>
+    fn create_a_document_without_a_browsing_context(
+        &mut self,
+        creator: DocumentKey,
+    ) -> DocumentKey {
+        let label = self.next_document_label(&format!("{}-frameless", self.label(creator)));
+        let c = &self.documents[creator];
+        let document = Document {
+            label,
+            url: Url::parse("about:blank").expect("about:blank is a URL"),
+            origin: c.origin.clone(),
+            navigable: None,
+            created_by: Some(creator),
+            child_navigables: Vec::new(),
+            event_loop: c.event_loop,
+            lifecycle: Lifecycle::Complete,
+            destroyed: false,
+            in_bfcache: false,
+            tools_inherited_policy: c.tools_inherited_policy,
+            tools_declared_policy: None,
+            window_listeners: Vec::new(),
+            secure_context: c.secure_context,
+            sandbox: SandboxFlags::default(),
+        };
+        let doc = self.documents.insert(document);
+        self.document_created(doc);
+        doc
     }
 
     /// The first of `base`, `base_2`, `base_3`, ... that no document is named and no planned
@@ -735,7 +785,10 @@ impl<U: Upper> HostState<U> {
         if d.destroyed {
             return false;
         }
-        let nav = &self.navigables[d.navigable];
+        // A document without a browsing context is no navigable's document.
+        let Some(nav) = d.navigable.map(|n| &self.navigables[n]) else {
+            return false;
+        };
         // A document is active when it is its navigable's active document...
         if nav.destroyed || nav.active_document != Some(doc) {
             return false;
@@ -753,14 +806,29 @@ impl<U: Upper> HostState<U> {
     /// document.
     pub fn node_navigable(&self, doc: DocumentKey) -> Option<NavigableKey> {
         let d = self.documents.get(doc)?;
-        let nav = self.navigables.get(d.navigable)?;
-        (!d.destroyed && !nav.destroyed && nav.active_document == Some(doc)).then_some(d.navigable)
+        let key = d.navigable?;
+        let nav = self.navigables.get(key)?;
+        (!d.destroyed && !nav.destroyed && nav.active_document == Some(doc)).then_some(key)
     }
 
     /// The browsing context group of `doc`'s navigable (named by its first traversable).
     pub fn browsing_context_group(&self, doc: DocumentKey) -> NavigableKey {
-        let traversable = self.navigables[self.documents[doc].navigable].traversable;
+        let traversable = self.traversable_of(doc);
         self.navigables[traversable].group
+    }
+
+    /// The navigable a document was loaded in or, for one without a browsing context, the
+    /// navigable of the document whose script created it (whose realm it lives in).
+    pub fn home_navigable(&self, doc: DocumentKey) -> NavigableKey {
+        let mut d = doc;
+        loop {
+            let document = &self.documents[d];
+            match (document.navigable, document.created_by) {
+                (Some(nav), _) => return nav,
+                (None, Some(creator)) => d = creator,
+                (None, None) => unreachable!("a document without a browsing context has a creator"),
+            }
+        }
     }
 
     /// <https://html.spec.whatwg.org/multipage/nav-history-apis.html#windowproxy>: script never
@@ -772,7 +840,7 @@ impl<U: Upper> HostState<U> {
         let Some(d) = self.documents.get(window) else {
             return window;
         };
-        match self.navigables.get(d.navigable) {
+        match d.navigable.and_then(|n| self.navigables.get(n)) {
             Some(nav) if !nav.destroyed => nav.active_document.unwrap_or(window),
             _ => window,
         }
@@ -838,7 +906,7 @@ impl<U: Upper> HostState<U> {
 
     /// The top-level traversable a document's navigable belongs to.
     pub fn traversable_of(&self, doc: DocumentKey) -> NavigableKey {
-        self.navigables[self.documents[doc].navigable].traversable
+        self.navigables[self.home_navigable(doc)].traversable
     }
 
     /// The label the scenario gave a document.

@@ -267,6 +267,34 @@ pub enum Value {
     Node(NodeKey),
     /// An event dispatched at a node (see `dom::dispatch`).
     Event(EventKey),
+    /// A platform object whose only state is the document or realm it belongs to.
+    Platform(PlatformObject),
+}
+
+/// The platform objects a [`Value::Platform`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlatformObject {
+    /// A document's `DOMImplementation` (`document.implementation`).
+    DomImplementation(DocumentKey),
+    /// A `DOMParser`, made in the realm of this document.
+    DomParser(DocumentKey),
+}
+
+impl PlatformObject {
+    /// Its interface's name.
+    pub fn interface(self) -> &'static str {
+        match self {
+            PlatformObject::DomImplementation(_) => "DOMImplementation",
+            PlatformObject::DomParser(_) => "DOMParser",
+        }
+    }
+
+    /// The document whose realm it belongs to.
+    pub fn realm(self) -> DocumentKey {
+        match self {
+            PlatformObject::DomImplementation(d) | PlatformObject::DomParser(d) => d,
+        }
+    }
 }
 
 impl Value {
@@ -359,6 +387,7 @@ impl Value {
             Value::Function(_) => "function () { [code] }".into(),
             Value::Node(_) => "[object HTMLElement]".into(),
             Value::Event(_) => "[object Event]".into(),
+            Value::Platform(o) => format!("[object {}]", o.interface()),
         }
     }
 
@@ -389,6 +418,7 @@ impl Value {
             Value::Signal(_) => "AbortSignal".into(),
             Value::Node(_) => "node".into(),
             Value::Event(_) => "event".into(),
+            Value::Platform(o) => o.interface().into(),
             Value::Thenable(_) => "{\"then\":function}".into(),
             Value::Unserializable(Unserializable::ToJsonUndefined) => {
                 "{\"toJSON\":function}".into()
@@ -521,6 +551,7 @@ impl Value {
             | Value::Controller(_)
             | Value::Signal(_)
             | Value::Event(_)
+            | Value::Platform(_)
             | Value::Error(_) => out.push_str("{}"),
             // A node's `ownerDocument.defaultView.document...` leads back to it: a cycle.
             Value::Node(_) => {
@@ -582,6 +613,7 @@ impl<U: Upper> HostState<U> {
             Value::String(s) => format!("{s:?}"),
             Value::Function(_) => "function".into(),
             Value::Node(n) => self.describe_node(*n),
+            Value::Platform(o) => format!("{} of {}", o.interface(), self.label(o.realm())),
             Value::Event(e) => match self.dom.events.get(*e) {
                 Some(r) => format!("{} event", r.init.event_type),
                 None => "event".into(),

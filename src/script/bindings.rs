@@ -8,13 +8,14 @@ use super::interpreter::Interpreter;
 use super::ScriptHost;
 use crate::host::abort::Abort;
 use crate::host::dom::attributes::Attributes;
+use crate::host::dom::parser::Parsing;
 use crate::host::dom::tree::Tree;
 use crate::host::dom::Dispatch;
 use crate::host::forms::reset::Resetting;
 use crate::host::forms::submission::Submission;
-use crate::host::keys::DocumentKey;
+use crate::host::keys::{DocumentKey, NodeKey};
 use crate::host::promise::ThenBehaviour;
-use crate::host::value::{ErrorValue, Unserializable, Value};
+use crate::host::value::{ErrorValue, PlatformObject, Unserializable, Value};
 use crate::host::Completion;
 use crate::step;
 use crate::webmcp::prelude::*;
@@ -35,6 +36,10 @@ pub enum WindowMember {
     ToolsReady,
     /// `window.origin`, serialized.
     Origin,
+    /// `document.body`.
+    Body,
+    /// `document.implementation`.
+    Implementation,
     /// The names in the document's tool map (the harness's view).
     Tools,
     /// How many pending tool readiness promises the model context holds (the harness's).
@@ -50,6 +55,8 @@ impl WindowMember {
         WindowMember::Document,
         WindowMember::ToolsReady,
         WindowMember::Origin,
+        WindowMember::Body,
+        WindowMember::Implementation,
         WindowMember::Tools,
         WindowMember::Pending,
         WindowMember::FullyActive,
@@ -62,6 +69,8 @@ impl WindowMember {
             WindowMember::Document => "document",
             WindowMember::ToolsReady => "toolsReady",
             WindowMember::Origin => "origin",
+            WindowMember::Body => "body",
+            WindowMember::Implementation => "implementation",
             WindowMember::Tools => "tools",
             WindowMember::Pending => "pending",
             WindowMember::FullyActive => "fullyActive",
@@ -79,7 +88,9 @@ impl WindowMember {
             | WindowMember::Window
             | WindowMember::Document
             | WindowMember::ToolsReady
-            | WindowMember::Origin => true,
+            | WindowMember::Origin
+            | WindowMember::Body
+            | WindowMember::Implementation => true,
             WindowMember::Tools | WindowMember::Pending | WindowMember::FullyActive => false,
         }
     }
@@ -176,6 +187,8 @@ pub enum Global {
     ToJsonUndefined,
     /// An object with a `then` method, whose resolving functions the scenario calls later.
     Thenable,
+    /// `new DOMParser()`.
+    DomParser,
 }
 
 impl Global {
@@ -189,6 +202,7 @@ impl Global {
         Global::Cyclic,
         Global::ToJsonUndefined,
         Global::Thenable,
+        Global::DomParser,
     ];
 
     pub fn name(self) -> &'static str {
@@ -202,6 +216,7 @@ impl Global {
             Global::Cyclic => "Cyclic",
             Global::ToJsonUndefined => "ToJSONUndefined",
             Global::Thenable => "Thenable",
+            Global::DomParser => "DOMParser",
         }
     }
 
@@ -220,7 +235,8 @@ impl Global {
             | Global::DomException
             | Global::Cyclic
             | Global::ToJsonUndefined
-            | Global::Thenable => Spelling::Call,
+            | Global::Thenable
+            | Global::DomParser => Spelling::Call,
         }
     }
 }
@@ -318,6 +334,9 @@ impl Shape {
                         WindowMember::Origin => Shape::String,
                         WindowMember::Tools => Shape::Names,
                         WindowMember::Pending => Shape::Number,
+                        WindowMember::Body | WindowMember::Implementation => {
+                            return (m.name(), None)
+                        }
                     };
                     (m.name(), Some(shape))
                 })
@@ -433,6 +452,8 @@ fn window_member<W: ScriptHost>(w: &W, d: DocumentKey, member: WindowMember) -> 
         }
         WindowMember::ToolsReady => Value::Bool(w.tools_ready(d)),
         WindowMember::Origin => Value::string(w.document(d).origin.serialize()),
+        WindowMember::Body => w.body(d).map(Value::Node).unwrap_or(Value::Null),
+        WindowMember::Implementation => Value::Platform(PlatformObject::DomImplementation(d)),
         // In code unit order, as getTools() lists them (step 8.4): the tool map's own order is
         // not something a page can see, and an exported test reads the names from getTools().
         WindowMember::Tools => {
@@ -458,6 +479,11 @@ fn value_member<W: ScriptHost>(w: &W, target: &Value, prop: &str, harness: bool)
         (Value::String(s), "length") => Value::number(s.encode_utf16().count() as f64),
         (Value::Promise(p), "state") if harness => Value::string(w.promise_state(*p).name()),
         (Value::Event(e), _) => return w.event_member(*e, prop),
+        // A document's node (one without a browsing context, as script holds it).
+        (Value::Node(n), "body") if w.is_document_node(*n) => w
+            .body(w.node_document(*n))
+            .map(Value::Node)
+            .unwrap_or(Value::Null),
         (Value::Node(n), "value") => Value::string(w.value(*n)),
         (Value::Node(n), "checked") => Value::Bool(w.checkedness(*n)),
         (Value::Node(n), "selected") => Value::Bool(w.selectedness(*n)),
@@ -484,9 +510,55 @@ pub fn call_method<W: ScriptHost>(
             w.check_access(realm, *d)?;
             create_element(w, *d, &arg(0))
         }
+        (Value::Window(d), "importNode" | "adoptNode") => {
+            w.check_access(realm, *d)?;
+            document_method(w, *d, method, &args)
+        }
+        (Value::Platform(PlatformObject::DomImplementation(d)), "createHTMLDocument") => {
+            let title = match arg(0) {
+                Value::Undefined => None,
+                other => Some(other.to_js_string()),
+            };
+            w.create_html_document(*d, title.as_deref())
+                .map(Value::Node)
+                .map_err(dom_error)
+        }
+        (Value::Platform(PlatformObject::DomParser(d)), "parseFromString") => {
+            if args.len() < 2 {
+                return Err(type_error(format!(
+                    "Failed to execute 'parseFromString' on 'DOMParser': 2 arguments required, but only {} present.",
+                    args.len()
+                )));
+            }
+            // The type is a DOMParserSupportedType: an enum value, or a TypeError. The engine
+            // parses HTML only.
+            match arg(1).to_js_string().as_str() {
+                "text/html" => w
+                    .parse_from_string(*d, &arg(0).to_js_string())
+                    .map(Value::Node)
+                    .map_err(dom_error),
+                "text/xml" | "application/xml" | "application/xhtml+xml" | "image/svg+xml" => {
+                    Err(Value::error(ErrorValue::dom(
+                        "NotSupportedError",
+                        "the engine parses text/html only, not XML".to_string(),
+                    )))
+                }
+                other => Err(type_error(format!(
+                    "Failed to execute 'parseFromString' on 'DOMParser': The provided value '{other}' is not a valid enum value of type DOMParserSupportedType."
+                ))),
+            }
+        }
         (Value::Node(n), _) => {
             let n = *n;
-            w.check_access(realm, w.node_document(n))?;
+            let doc = w.node_document(n);
+            w.check_access(realm, doc)?;
+            if w.is_document_node(n) {
+                return match method {
+                    "querySelector" => query_selector(w, doc, &arg(0)),
+                    "createElement" => create_element(w, doc, &arg(0)),
+                    _ => document_method(w, doc, method, &args),
+                };
+            }
             element_method(w, n, method, &args)
         }
         (Value::Window(d), _) => {
@@ -670,6 +742,64 @@ pub fn create_element<W: ScriptHost>(w: &mut W, d: DocumentKey, name: &Value) ->
     }
 }
 
+fn dom_error(e: crate::host::dom::DomError) -> Value {
+    Value::error(ErrorValue::dom(e.exception_name(), e.to_string()))
+}
+
+/// The argument Web IDL converts to a `Node`, or the TypeError it throws.
+fn node_argument(args: &[Value], method: &str, interface: &str) -> Result<NodeKey, Value> {
+    match args.first() {
+        Some(Value::Node(n)) => Ok(*n),
+        _ => Err(type_error(format!(
+            "Failed to execute '{method}' on '{interface}': parameter 1 is not of type 'Node'."
+        ))),
+    }
+}
+
+/// A method of a `Document` (other than `querySelector` and `createElement`) as a script
+/// calls it: `importNode(node, subtree)` clones the node into the document, `adoptNode(node)`
+/// moves it there.
+///
+/// <https://dom.spec.whatwg.org/#dom-document-importnode>,
+/// <https://dom.spec.whatwg.org/#dom-document-adoptnode>
+fn document_method<W: ScriptHost>(
+    w: &mut W,
+    d: DocumentKey,
+    method: &str,
+    args: &[Value],
+) -> Completion {
+    match method {
+        "importNode" => {
+            let node = node_argument(args, method, "Document")?;
+            // 1. A document (or a shadow root) is not imported.
+            if w.is_document_node(node) {
+                return Err(Value::error(ErrorValue::dom(
+                    "NotSupportedError",
+                    "a document cannot be imported".to_string(),
+                )));
+            }
+            let subtree = args.get(1).is_some_and(crate::host::webidl::to_boolean);
+            w.clone_node(node, d, subtree)
+                .map(Value::Node)
+                .map_err(dom_error)
+        }
+        "adoptNode" => {
+            let node = node_argument(args, method, "Document")?;
+            // 1. A document is not adopted.
+            if w.is_document_node(node) {
+                return Err(Value::error(ErrorValue::dom(
+                    "NotSupportedError",
+                    "a document cannot be adopted".to_string(),
+                )));
+            }
+            // 3. Adopt it; 4. return it.
+            w.adopt(node, d);
+            Ok(Value::Node(node))
+        }
+        _ => Err(type_error(format!("document.{method} is not a function"))),
+    }
+}
+
 /// Calls an element's method as a script does.
 fn element_method<W: ScriptHost>(
     w: &mut W,
@@ -689,6 +819,42 @@ fn element_method<W: ScriptHost>(
             w.describe_value(&Value::Node(n))
         ))
     };
+    let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Undefined);
+    match method {
+        // <https://dom.spec.whatwg.org/#dom-parentnode-queryselector>: among the element's
+        // descendants.
+        "querySelector" => {
+            return match w.query_selector(n, &arg(0).to_js_string()) {
+                Ok(found) => Ok(found.map(Value::Node).unwrap_or(Value::Null)),
+                Err(e) => Err(Value::error(ErrorValue::dom(
+                    "SyntaxError",
+                    format!("'{}' is not a valid selector: {}", e.selector, e.reason),
+                ))),
+            }
+        }
+        // <https://dom.spec.whatwg.org/#dom-node-clonenode>
+        "cloneNode" => {
+            let subtree = crate::host::webidl::to_boolean(&arg(0));
+            let doc = w.node_document(n);
+            return w
+                .clone_node(n, doc, subtree)
+                .map(Value::Node)
+                .map_err(dom_error);
+        }
+        // <https://dom.spec.whatwg.org/#dom-parentnode-append>: nodes, or strings as text.
+        "append" => {
+            let doc = w.node_document(n);
+            for a in args {
+                let node = match a {
+                    Value::Node(node) => *node,
+                    other => w.create_text(doc, &other.to_js_string()),
+                };
+                w.append_child(n, node).map_err(dom_error)?;
+            }
+            return Ok(Value::Undefined);
+        }
+        _ => {}
+    }
     let Some(m) = ElementMethod::parse(method) else {
         return Err(not_a_function(w));
     };
@@ -838,6 +1004,7 @@ fn pure_value<W: ScriptHost>(
             | Global::PromiseResolve
             | Global::PromiseReject
             | Global::Pending
+            | Global::DomParser
             | Global::Thenable,
         ) => None,
         None if is_error_name(name) => Some(Value::error(ErrorValue::named(name, text(arg(0))))),
@@ -873,6 +1040,7 @@ pub fn call_global<W: ScriptHost>(
             Value::Signal(s)
         }
         Global::PromiseResolve => Value::Promise(w.promise_resolve(realm, arg(0))),
+        Global::DomParser => Value::Platform(PlatformObject::DomParser(realm)),
         Global::PromiseReject => {
             let p = w.new_promise(realm);
             w.reject_promise(p, arg(0));

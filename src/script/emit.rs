@@ -478,7 +478,10 @@ pub trait Emit: Scene {
                 method,
                 args,
             } if (method == "querySelector"
-                || (method == "createElement" && mode == Mode::Script))
+                || (matches!(
+                    method.as_str(),
+                    "createElement" | "importNode" | "adoptNode"
+                ) && mode == Mode::Script))
                 && self.document_name(target, locals).is_some() =>
             {
                 // `DOC.querySelector(selectors)` is the document's, not its ModelContext's; it
@@ -634,6 +637,8 @@ pub trait Emit: Scene {
                 WindowMember::Window => format!("{d}.window"),
                 WindowMember::Document => format!("{d}.document"),
                 WindowMember::Origin => format!("{d}.window.origin"),
+                WindowMember::Body => format!("{d}.document.body"),
+                WindowMember::Implementation => format!("{d}.document.implementation"),
                 WindowMember::Tools | WindowMember::Pending | WindowMember::FullyActive => {
                     return Err(in_script())
                 }
@@ -671,7 +676,10 @@ pub trait Emit: Scene {
             WindowMember::FullyActive => format!("w.fully_active({d})"),
             WindowMember::ModelContext => format!("{d}.modelContext"),
             WindowMember::Window => format!("{d}.window"),
-            WindowMember::Document => return Err(unreadable()),
+            WindowMember::Body if info.same_origin => format!("{d}.document.body"),
+            WindowMember::Document | WindowMember::Body | WindowMember::Implementation => {
+                return Err(unreadable())
+            }
         })
     }
 
@@ -728,6 +736,7 @@ pub trait Emit: Scene {
             }
             Some(Global::ToJsonUndefined) => "({toJSON() { return undefined; }})".into(),
             Some(Global::Thenable) => "w.kept_thenable()".into(),
+            Some(Global::DomParser) => "new DOMParser()".into(),
             None if name.ends_with("Error") => {
                 if ECMA_ERRORS.contains(&name) {
                     format!("new {name}({})", values.join(", "))
@@ -847,6 +856,7 @@ pub trait Emit: Scene {
             | Value::Unserializable(_)
             | Value::Node(_)
             | Value::Event(_)
+            | Value::Platform(_)
             | Value::Function(_) => {
                 return Err(omit("unsupported", "a value that has no literal form"))
             }

@@ -485,6 +485,7 @@ pub trait Interpreter: ScriptHost {
             Value::Controller(s) | Value::Signal(s) => (self.signal(*s).realm, false),
             Value::Function(f) => (f.realm(), false),
             Value::Node(n) => (self.node_document(*n), false),
+            Value::Platform(o) => (o.realm(), false),
             Value::Window(d) => (*d, true),
             _ => return Ok(()),
         };

@@ -193,6 +193,12 @@ pub trait Declarative: WebMcpHost {
                     return;
                 }
                 let doc = self.node_document(form);
+                // A document without a browsing context runs no task: its form is updated at
+                // once (to no tool), so that moved into a page later it is not left waiting
+                // for a task that never comes.
+                if self.documents[doc].navigable.is_none() {
+                    return self.update_a_forms_declarative_tool(form);
+                }
                 self.form_tool_mut(form).update_queued = true;
                 self.queue_global_task(
                     doc,
@@ -243,18 +249,19 @@ pub trait Declarative: WebMcpHost {
         }
         step!(self, DECLARATIVE_TOOL_OF_A_FORM, "1", Some(doc));
         // 2. Nor is one for which scripting is disabled: its document has no browsing context
-        //    (destroyed here: a removed iframe's document), or is sandboxed without
-        //    `allow-scripts`. Chromium 156 registers neither (webmcp/probes/declarative-sandbox;
-        //    the fork's declarative/sandboxed-iframe expects the same), and the explainer says
-        //    nothing: a tool whose page cannot run script could not answer through
-        //    `respondWith()`.
+        //    (made by `createHTMLDocument()` or `DOMParser`, or destroyed: a removed iframe's
+        //    document; Chromium 156 registers neither, declarative/no-frame-documents), or is
+        //    sandboxed without `allow-scripts` (Chromium 156 registers none of these either:
+        //    webmcp/probes/declarative-sandbox; the fork's declarative/sandboxed-iframe expects
+        //    the same), and the explainer says nothing: a tool whose page cannot run script
+        //    could not answer through `respondWith()`.
         if self.scripting_is_disabled(doc) {
             step!(
                 self,
                 DECLARATIVE_TOOL_OF_A_FORM,
                 "2",
                 Some(doc),
-                |w| if w.documents[doc].destroyed {
+                |w| if w.documents[doc].destroyed || w.documents[doc].navigable.is_none() {
                     "no browsing context: null".to_string()
                 } else {
                     "sandboxed without allow-scripts: null".to_string()

@@ -455,10 +455,11 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
         }
         // Navigated away from: destroyed, while its navigable lives on with another document.
         // (A document in the back/forward cache is not destroyed, and was not measured.)
-        let navigable = self.documents[doc].navigable;
-        let navigated_away = self.documents[doc].destroyed
-            && !self.navigables[navigable].destroyed
-            && self.navigables[navigable].active_document != Some(doc);
+        let navigated_away = self.documents[doc].navigable.is_some_and(|navigable| {
+            self.documents[doc].destroyed
+                && !self.navigables[navigable].destroyed
+                && self.navigables[navigable].active_document != Some(doc)
+        });
         if navigated_away
             && self.switches().navigated_document_calls
                 == switches::NavigatedDocumentCalls::NeverSettle

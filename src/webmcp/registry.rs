@@ -686,7 +686,7 @@ pub trait Registry: WebMcpHost {
         if let Some(nav) = self.node_navigable(doc) {
             return Some(self.navigables[nav].traversable);
         }
-        let last = self.navigables[self.documents[doc].navigable].traversable;
+        let last = self.traversable_of(doc);
         match self.switches().text_reading {
             TextReading::AsIntended if !self.navigables[last].destroyed => Some(last),
             _ => {

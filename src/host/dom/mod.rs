@@ -129,6 +129,9 @@ pub enum DomError {
     /// <https://webidl.spec.whatwg.org/#invalidstateerror>
     #[error("InvalidStateError: {0}")]
     InvalidState(String),
+    /// <https://webidl.spec.whatwg.org/#notsupportederror>
+    #[error("NotSupportedError: {0}")]
+    NotSupported(String),
     /// <https://webidl.spec.whatwg.org/#syntaxerror>
     #[error("SyntaxError: {0}")]
     Syntax(String),
@@ -166,6 +169,7 @@ impl DomError {
             DomError::InvalidCharacter(_) => "InvalidCharacterError",
             DomError::Syntax(_) => "SyntaxError",
             DomError::Type(_) => "TypeError",
+            DomError::NotSupported(_) => "NotSupportedError",
             _ => "InvalidStateError",
         }
     }

@@ -353,6 +353,14 @@ impl<U: Upper> HostState<U> {
         self.element_children(root).first().copied()
     }
 
+    /// Whether the node is a `Document`'s node.
+    pub fn is_document_node(&self, node: NodeKey) -> bool {
+        matches!(
+            self.dom.nodes.get(node).map(|n| &n.data),
+            Some(NodeData::Document)
+        )
+    }
+
     /// <https://html.spec.whatwg.org/multipage/dom.html#the-body-element-2>: the first `body`
     /// child of the `html` document element.
     pub fn body(&self, doc: DocumentKey) -> Option<NodeKey> {

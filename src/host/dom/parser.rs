@@ -592,6 +592,51 @@ pub trait Parsing: Host {
         Ok(())
     }
 
+    /// DOM's `createHTMLDocument(title)`, called by a script of `creator`: a new document
+    /// without a browsing context (its origin the creator's), holding a doctype, `html`,
+    /// `head` (with a `title` holding `title`, when given) and `body`. Returns its node.
+    ///
+    /// <https://dom.spec.whatwg.org/#dom-domimplementation-createhtmldocument>
+    fn create_html_document(
+        &mut self,
+        creator: DocumentKey,
+        title: Option<&str>,
+    ) -> Result<NodeKey, DomError> {
+        let doc = self.create_a_document_without_a_browsing_context(creator);
+        // 2-5 and 7: the doctype, html, head and body, as the parser makes them of a bare
+        // doctype.
+        self.parse_html_document(doc, "<!DOCTYPE html>")?;
+        // 6: the title element, with its text.
+        if let Some(title) = title {
+            let head = self
+                .document_element(doc)
+                .and_then(|html| self.children(html).first().copied());
+            if let Some(head) = head {
+                let element = self.create_element(doc, "title")?;
+                let text = self.create_text(doc, title);
+                self.append_child(element, text)?;
+                self.append_child(head, element)?;
+            }
+        }
+        Ok(self.ensure_document_node(doc))
+    }
+
+    /// `DOMParser`'s `parseFromString(markup, "text/html")`, called by a script of `creator`:
+    /// a new document without a browsing context (scripting disabled, so no `noscript`
+    /// special-casing is lost: the engine runs no script elements anyway), its tree parsed
+    /// from the markup. Returns its node.
+    ///
+    /// <https://html.spec.whatwg.org/multipage/dynamic-markup-insertion.html#dom-domparser-parsefromstring>
+    fn parse_from_string(
+        &mut self,
+        creator: DocumentKey,
+        markup: &str,
+    ) -> Result<NodeKey, DomError> {
+        let doc = self.create_a_document_without_a_browsing_context(creator);
+        self.parse_html_document(doc, markup)?;
+        Ok(self.ensure_document_node(doc))
+    }
+
     /// Markup a document is given after it has loaded (a scenario's `html in DOC:`): checked
     /// against the engine's bounds now, then parsed whole into the document's empty tree by a
     /// networking task of the document, as the rest of the page's tasks are scheduled. A

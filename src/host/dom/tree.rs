@@ -21,7 +21,7 @@ use super::super::keys::{DocumentKey, NodeKey};
 use super::super::Host;
 use super::attributes::Attributes;
 use super::node::{Attr, Element, Namespace, Node, NodeData};
-use super::{DomError, MAX_TREE_DEPTH};
+use super::{DomError, MAX_PARSED_NODES, MAX_TREE_DEPTH};
 
 /// Node creation and the tree's mutation algorithms.
 pub trait Tree: Host {
@@ -223,6 +223,109 @@ pub trait Tree: Host {
             });
         }
         Ok(())
+    }
+
+    /// <https://dom.spec.whatwg.org/#concept-node-clone>: a copy of `node` whose node document
+    /// is `document`, with its descendants when `subtree`; each element's attributes are
+    /// appended one by one (their change steps run), and HTML's cloning steps copy an
+    /// `input`'s value, checkedness and their dirty flags, a `textarea`'s raw value and dirty
+    /// flag, and a `template`'s contents. The copy is in no tree; the copies of descendants
+    /// are appended to it (running their insertion steps, disconnected).
+    ///
+    /// Departure: a `Document` node is not cloned (that makes another document without a
+    /// browsing context, which nothing here needs): a `NotSupportedError`.
+    fn clone_node(
+        &mut self,
+        node: NodeKey,
+        document: DocumentKey,
+        subtree: bool,
+    ) -> Result<NodeKey, DomError> {
+        if !self.dom.nodes.contains_key(node) {
+            return Err(DomError::NoSuchNode);
+        }
+        let count = if subtree {
+            self.inclusive_descendants(node).len()
+        } else {
+            1
+        };
+        if count > MAX_PARSED_NODES {
+            return Err(DomError::TooManyNodes {
+                max: MAX_PARSED_NODES,
+                line: 0,
+            });
+        }
+        self.clone_a_node(node, document, subtree, None)
+    }
+
+    /// The steps of "clone a node", `parent` the copy a copy is appended to.
+    fn clone_a_node(
+        &mut self,
+        node: NodeKey,
+        document: DocumentKey,
+        subtree: bool,
+        parent: Option<NodeKey>,
+    ) -> Result<NodeKey, DomError> {
+        // "Clone a single node".
+        let copy = match self.dom.nodes[node].data.clone() {
+            NodeData::Document => {
+                return Err(DomError::NotSupported(
+                    "cloning a document is not something the engine does".into(),
+                ))
+            }
+            NodeData::Element(e) => {
+                let copy = self.create_element_with(
+                    document,
+                    e.namespace.clone(),
+                    &e.local_name,
+                    e.attributes.clone(),
+                );
+                // HTML's cloning steps.
+                let source = e.control.clone();
+                if let Some(c) = self.dom.nodes[copy].element_mut() {
+                    match (&mut c.control, source) {
+                        (Control::Input(to), Control::Input(from)) => {
+                            to.value = from.value;
+                            to.dirty_value = from.dirty_value;
+                            to.checkedness = from.checkedness;
+                            to.dirty_checkedness = from.dirty_checkedness;
+                        }
+                        (Control::TextArea(to), Control::TextArea(from)) => {
+                            to.raw_value = from.raw_value;
+                            to.dirty_value = from.dirty_value;
+                        }
+                        _ => {}
+                    }
+                }
+                if subtree {
+                    if let (Some(from), Some(to)) = (
+                        e.template_contents,
+                        self.element(copy).and_then(|c| c.template_contents),
+                    ) {
+                        for child in self.children(from).to_vec() {
+                            self.clone_a_node(child, document, true, Some(to))?;
+                        }
+                    }
+                }
+                copy
+            }
+            NodeData::Text(t) => self.create_text(document, &t),
+            NodeData::Comment(t) => self.create_comment(document, &t),
+            NodeData::DocumentFragment { .. } => self.create_document_fragment(document),
+            data @ NodeData::DocumentType { .. } => {
+                self.dom.nodes.insert(Node::new(document, data))
+            }
+        };
+        // "If parent is non-null, append copy to parent."
+        if let Some(parent) = parent {
+            self.append_child(parent, copy)?;
+        }
+        // "If subtree, clone each child into copy."
+        if subtree {
+            for child in self.children(node).to_vec() {
+                self.clone_a_node(child, document, true, Some(copy))?;
+            }
+        }
+        Ok(copy)
     }
 
     /// <https://dom.spec.whatwg.org/#dom-node-appendchild>
