@@ -768,36 +768,34 @@ fn document_method<W: ScriptHost>(
     method: &str,
     args: &[Value],
 ) -> Completion {
-    match method {
-        "importNode" => {
-            let node = node_argument(args, method, "Document")?;
-            // 1. A document (or a shadow root) is not imported.
-            if w.is_document_node(node) {
-                return Err(Value::error(ErrorValue::dom(
-                    "NotSupportedError",
-                    "a document cannot be imported".to_string(),
-                )));
-            }
-            let subtree = args.get(1).is_some_and(crate::host::webidl::to_boolean);
-            w.clone_node(node, d, subtree)
-                .map(Value::Node)
-                .map_err(dom_error)
-        }
-        "adoptNode" => {
-            let node = node_argument(args, method, "Document")?;
-            // 1. A document is not adopted.
-            if w.is_document_node(node) {
-                return Err(Value::error(ErrorValue::dom(
-                    "NotSupportedError",
-                    "a document cannot be adopted".to_string(),
-                )));
-            }
-            // 3. Adopt it; 4. return it.
-            w.adopt(node, d);
-            Ok(Value::Node(node))
-        }
-        _ => Err(type_error(format!("document.{method} is not a function"))),
+    let import = match method {
+        "importNode" => true,
+        "adoptNode" => false,
+        _ => return Err(type_error(format!("document.{method} is not a function"))),
+    };
+    let node = node_argument(args, method, "Document")?;
+    // 1 (of both). A document (or a shadow root, which the engine has not) is neither
+    // imported nor adopted.
+    if w.is_document_node(node) {
+        return Err(Value::error(ErrorValue::dom(
+            "NotSupportedError",
+            format!(
+                "a document cannot be {}",
+                if import { "imported" } else { "adopted" }
+            ),
+        )));
     }
+    if import {
+        // 2. A clone of the node, in this document.
+        let subtree = args.get(1).is_some_and(crate::host::webidl::to_boolean);
+        return w
+            .clone_node(node, d, subtree)
+            .map(Value::Node)
+            .map_err(dom_error);
+    }
+    // 3. Adopt it; 4. return it.
+    w.adopt(node, d);
+    Ok(Value::Node(node))
 }
 
 /// Calls an element's method as a script does.
