@@ -169,3 +169,26 @@ fn importing_or_adopting_a_document_or_a_non_node_throws() {
 "##,
     );
 }
+
+/// The parser's scripting flag follows the document the markup goes into: in the page
+/// (scripting enabled) a `noscript` element's contents in the body are text, so its form is no
+/// tool; in a `DOMParser` document (no browsing context, scripting disabled) they are elements.
+#[test]
+fn noscript_contents_are_markup_only_where_scripting_is_disabled() {
+    assert_passes(
+        &["spec"],
+        r##"subtest "noscript"
+  page top https://a.test/
+  html in top: <body><noscript><form toolname=t tooldescription=d></form></noscript>
+  run
+  task in top:
+    in_page = top.querySelector("noscript > form")
+    doc = DOMParser().parseFromString("<body><noscript><form toolname=t tooldescription=d></form></noscript>", "text/html")
+    parsed = doc.querySelector("noscript > form")
+    log "{in_page} {parsed}"
+  run
+  expect log == ["null form"]
+  expect top.tools == []
+"##,
+    );
+}

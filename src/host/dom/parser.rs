@@ -456,11 +456,16 @@ fn qual(namespace: &Namespace, name: &str) -> QualName {
     QualName::new(None, ns, LocalName::from(name))
 }
 
-/// Runs html5ever over `chunks` (and to the end of input when `end`), recording.
+/// Runs html5ever over `chunks` (and to the end of input when `end`), recording. `scripting`
+/// is the parser's scripting flag: set when scripting is enabled for the document the markup
+/// is parsed into (HTML, "scripting flag"), so that a `noscript` element's contents are raw
+/// text there and markup in a document without a browsing context, or one sandboxed without
+/// `allow-scripts`.
 fn record(
     chunks: &[String],
     end: bool,
     fragment: Option<&FragmentContext>,
+    scripting: bool,
 ) -> Result<Recording, DomError> {
     let size: usize = chunks.iter().map(String::len).sum();
     if size > MAX_MARKUP_BYTES {
@@ -483,7 +488,8 @@ fn record(
         }
     }
     let recorder = Rc::new(Recorder::new(prebound));
-    let opts = ParseOpts::default();
+    let mut opts = ParseOpts::default();
+    opts.tree_builder.scripting_enabled = scripting;
     let parser: Parser<Sink> = match fragment {
         None => parse_document(Sink(Rc::clone(&recorder)), opts),
         Some(f) => parse_fragment_for_element(
@@ -585,7 +591,8 @@ pub trait Parsing: Host {
                 return Err(DomError::AlreadyParsed(self.label(doc)));
             }
         }
-        let recording = record(&[markup.to_string()], true, None)?;
+        let scripting = !self.scripting_is_disabled(doc);
+        let recording = record(&[markup.to_string()], true, None, scripting)?;
         let root = self.ensure_document_node(doc);
         let mut handles = vec![Some(root)];
         self.apply_tree_ops(doc, &mut handles, &recording.ops);
@@ -608,9 +615,11 @@ pub trait Parsing: Host {
         self.parse_html_document(doc, "<!DOCTYPE html>")?;
         // 6: the title element, with its text.
         if let Some(title) = title {
-            let head = self
-                .document_element(doc)
-                .and_then(|html| self.children(html).first().copied());
+            let head = self.document_element(doc).and_then(|html| {
+                self.element_children(html)
+                    .into_iter()
+                    .find(|c| self.is_html(*c, "head"))
+            });
             if let Some(head) = head {
                 let element = self.create_element(doc, "title")?;
                 let text = self.create_text(doc, title);
@@ -622,9 +631,8 @@ pub trait Parsing: Host {
     }
 
     /// `DOMParser`'s `parseFromString(markup, "text/html")`, called by a script of `creator`:
-    /// a new document without a browsing context (scripting disabled, so no `noscript`
-    /// special-casing is lost: the engine runs no script elements anyway), its tree parsed
-    /// from the markup. Returns its node.
+    /// a new document without a browsing context, its tree parsed from the markup with
+    /// scripting disabled (a `noscript` element's contents are elements). Returns its node.
     ///
     /// <https://html.spec.whatwg.org/multipage/dynamic-markup-insertion.html#dom-domparser-parsefromstring>
     fn parse_from_string(
@@ -652,7 +660,12 @@ pub trait Parsing: Host {
                 return Err(DomError::AlreadyParsed(self.label(doc)));
             }
         }
-        record(&[markup.to_string()], true, None)?;
+        record(
+            &[markup.to_string()],
+            true,
+            None,
+            !self.scripting_is_disabled(doc),
+        )?;
         self.queue_global_task(
             doc,
             TaskSource::Networking,
@@ -712,7 +725,8 @@ pub trait Parsing: Host {
             .map(|p| p.chunks.clone())
             .unwrap_or_default();
         all.extend(chunks.iter().map(|c| c.to_string()));
-        let recording = Rc::new(record(&all, end, None)?);
+        let scripting = !self.scripting_is_disabled(doc);
+        let recording = Rc::new(record(&all, end, None, scripting)?);
         let root = self.ensure_document_node(doc);
         let state = match existing {
             Some(mut p) => {
@@ -808,8 +822,14 @@ pub trait Parsing: Host {
             name: ctx.local_name.clone(),
             form: form.is_some(),
         };
-        let recording = record(&[markup.to_string()], true, Some(&fragment_context))?;
         let doc = self.node_document(context);
+        let scripting = !self.scripting_is_disabled(doc);
+        let recording = record(
+            &[markup.to_string()],
+            true,
+            Some(&fragment_context),
+            scripting,
+        )?;
         // The new document the algorithm parses into: a fragment stands in for it.
         let temporary = self.create_document_fragment(doc);
         let mut handles = vec![Some(temporary), Some(context)];
@@ -1042,6 +1062,7 @@ mod tests {
             &["<form><input name=a><input name=b></form>".into()],
             true,
             None,
+            true,
         )
         .unwrap();
         let parts = record(
@@ -1051,6 +1072,7 @@ mod tests {
             ],
             true,
             None,
+            true,
         )
         .unwrap();
         assert_eq!(whole.ops, parts.ops);
