@@ -106,6 +106,7 @@ fn a_small_exported_file_runs_in_chromium_beside_the_engine() {
         progress: false,
         whole_suite: true,
         repeat: 1,
+        confirm: 2,
         revision: REVISION.into(),
     };
     let run = browser::diff_browser(&[file], &options).unwrap();
@@ -214,6 +215,7 @@ fn a_stale_or_missing_known_difference_fails_the_run() {
         progress: false,
         whole_suite: true,
         repeat: 1,
+        confirm: 1,
         revision: REVISION.into(),
     };
     let run = browser::diff_browser(&[file], &options).unwrap();
@@ -224,6 +226,18 @@ fn a_stale_or_missing_known_difference_fails_the_run() {
         .filter(|(_, s)| s.verdict == Verdict::Differ && s.known.is_none())
         .collect();
     assert_eq!(unexplained.len(), 1);
+    // Its file ran once more, and the difference showed again: it fails the run.
+    let (_, readiness) = unexplained[0];
+    assert_eq!(
+        readiness.confirmation,
+        Some(browser::Confirmation {
+            reruns: 1,
+            differed: 1
+        })
+    );
+    assert!(readiness.unexplained() && !readiness.did_not_reproduce());
+    // A listed subtest that agreed was not rerun.
+    assert!(run.subtests().all(|(_, s)| s.verdict == Verdict::Differ || s.confirmation.is_none()));
     let human = browser::report::render(
         &run,
         browser::OutputFormat::Human {
@@ -233,6 +247,10 @@ fn a_stale_or_missing_known_difference_fails_the_run() {
     );
     assert!(human.contains("UNEXPLAINED"), "{human}");
     assert!(human.contains("Stale known differences"), "{human}");
+    // The summary at the end names the unexplained subtest again.
+    let tail = &human[human.find("Unexplained disagreements (").expect("a summary")..];
+    assert!(tail.contains("small-browser-check.https.html :: \"waitForToolsUntil, which Chromium 156 does not have\""), "{tail}");
+    assert!(human.contains("again in 1 of 1 reruns"), "{human}");
     assert!(human.contains("[webmcp/webmcp-ref/small-browser-check.https.html :: waitForToolsUntil, which Chromium 156 does not have]"), "{human}");
     let _ = std::fs::remove_dir_all(&dir);
 }

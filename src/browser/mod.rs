@@ -51,6 +51,11 @@ pub struct DiffOptions {
     /// How many times the browser runs each file: a subtest that differs in some runs only is
     /// intermittent, and the report gives its rate.
     pub repeat: usize,
+    /// How many more times the browser runs a file in which a difference no list entry
+    /// explains showed: a difference that shows in none of these runs did not reproduce, and
+    /// is reported as such without failing the run (a load-dependent race in the browser, as
+    /// wptrunner's reruns find unstable results); one that shows again fails it.
+    pub confirm: usize,
     /// The commit of the WPT tree the tests belong to: the wptreport's `revision`.
     pub revision: String,
 }
@@ -189,6 +194,33 @@ pub struct SubtestDiff {
     pub known: Option<KnownDifference>,
     /// In how many of the browser's runs it differed (the run shown is the first that did).
     pub differed_runs: usize,
+    /// An unexplained difference's confirmation: how many more runs the file had, and in how
+    /// many of them the subtest differed again (`None` when it was not rerun).
+    pub confirmation: Option<Confirmation>,
+}
+
+/// The reruns of a file that had an unexplained difference, for one subtest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Confirmation {
+    pub reruns: usize,
+    pub differed: usize,
+}
+
+impl SubtestDiff {
+    /// An unexplained difference that showed again when its file was run again (or was not
+    /// rerun): what fails the run.
+    pub fn unexplained(&self) -> bool {
+        self.verdict == Verdict::Differ
+            && self.known.is_none()
+            && self.confirmation.is_none_or(|c| c.differed > 0)
+    }
+
+    /// An unexplained difference that none of its file's reruns showed again.
+    pub fn did_not_reproduce(&self) -> bool {
+        self.verdict == Verdict::Differ
+            && self.known.is_none()
+            && self.confirmation.is_some_and(|c| c.differed == 0)
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -226,12 +258,9 @@ impl DiffRun {
             .flat_map(|f| f.subtests.iter().map(move |s| (f, s)))
     }
 
-    /// Every disagreement is listed, and no listed one is stale.
+    /// Every disagreement is listed or did not reproduce, and no listed one is stale.
     pub fn passed(&self) -> bool {
-        self.stale.is_empty()
-            && self
-                .subtests()
-                .all(|(_, s)| s.verdict != Verdict::Differ || s.known.is_some())
+        self.stale.is_empty() && self.subtests().all(|(_, s)| !s.unexplained())
     }
 }
 
@@ -357,7 +386,43 @@ pub fn diff_browser(files: &[ScenarioFile], options: &DiffOptions) -> Result<Dif
                 export, &engine, harness, message, page, seconds,
             ));
         }
-        let diff = merge_runs(runs);
+        let mut diff = merge_runs(runs);
+        // A difference no entry explains: the file runs again to see whether it reproduces.
+        let unexplained = |d: &FileDiff| -> Vec<usize> {
+            d.subtests
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| {
+                    s.verdict == Verdict::Differ
+                        && !known
+                            .iter()
+                            .any(|k| k.file == d.test_path && explains(k, s))
+                })
+                .map(|(i, _)| i)
+                .collect()
+        };
+        let to_confirm = unexplained(&diff);
+        if !to_confirm.is_empty() && options.confirm > 0 {
+            let mut differed = vec![0usize; diff.subtests.len()];
+            for _ in 0..options.confirm {
+                let file_started = Instant::now();
+                let (harness, message, page) =
+                    run_in_browser(export, options, &server, &scratch, &receiver);
+                let seconds = file_started.elapsed().as_secs_f64();
+                let rerun = compare_file(export, &engine, harness, message, page, seconds);
+                for &i in &to_confirm {
+                    if rerun.subtests.get(i).map(|s| s.verdict) == Some(Verdict::Differ) {
+                        differed[i] += 1;
+                    }
+                }
+            }
+            for &i in &to_confirm {
+                diff.subtests[i].confirmation = Some(Confirmation {
+                    reruns: options.confirm,
+                    differed: differed[i],
+                });
+            }
+        }
         if options.progress {
             let ran = diff.subtests.iter().filter(|s| s.browser.is_some()).count();
             let agree = diff
@@ -620,6 +685,7 @@ fn compare_file(
             difference,
             known: None,
             differed_runs: 0,
+            confirmation: None,
         });
     }
     FileDiff {
@@ -739,6 +805,15 @@ fn evidence(s: &SubtestDiff) -> String {
     text
 }
 
+/// Whether a listed difference (already matched by file and subtest name) explains this
+/// disagreement: its `message:`, if it has one, is in the evidence.
+fn explains(k: &KnownDifference, s: &SubtestDiff) -> bool {
+    k.subtest == s.name
+        && k.message
+            .as_ref()
+            .is_none_or(|m| evidence(s).contains(m.as_str()))
+}
+
 /// Attaches each listed difference to the disagreement it explains; returns the stale ones.
 fn match_known(
     diffs: &mut [FileDiff],
@@ -756,12 +831,7 @@ fn match_known(
             .flat_map(|f| f.subtests.iter_mut())
             .find(|s| s.name == k.subtest);
         match found {
-            Some(s)
-                if s.verdict == Verdict::Differ
-                    && k.message
-                        .as_ref()
-                        .is_none_or(|m| evidence(s).contains(m.as_str())) =>
-            {
+            Some(s) if s.verdict == Verdict::Differ && explains(k, s) => {
                 s.known = Some(k.clone());
             }
             // An intermittent difference that did not show this time.
@@ -770,4 +840,135 @@ fn match_known(
         }
     }
     stale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subtest(name: &str, verdict: Verdict, confirmation: Option<Confirmation>) -> SubtestDiff {
+        SubtestDiff {
+            name: name.into(),
+            line: 3,
+            exported_name: Some(name.into()),
+            left_out: Vec::new(),
+            log_comparable: true,
+            engine: EngineSide {
+                status: "PASS".into(),
+                log: Vec::new(),
+                messages: Vec::new(),
+                permitted_logs: 1,
+                expectations: Vec::new(),
+            },
+            browser: Some(BrowserSide {
+                status: "FAIL".into(),
+                message: None,
+                log: Vec::new(),
+                checks: Vec::new(),
+                uncaught: Vec::new(),
+            }),
+            verdict,
+            difference: Some("status: engine PASS, chromium FAIL".into()),
+            known: None,
+            differed_runs: 1,
+            confirmation,
+        }
+    }
+
+    fn run(subtests: Vec<SubtestDiff>) -> DiffRun {
+        DiffRun {
+            browser: "Chromium 156".into(),
+            profile: "chromium-156".into(),
+            known_differences: "k.txt".into(),
+            margin_ms: 100,
+            repeat: 1,
+            files: vec![FileDiff {
+                source: "a.scn".into(),
+                test_path: "webmcp/a.html".into(),
+                harness: "OK".into(),
+                message: None,
+                seconds: 1.0,
+                subtests,
+            }],
+            stale: Vec::new(),
+            seconds: 1.0,
+            time_start: 0,
+            time_end: 0,
+            revision: String::new(),
+        }
+    }
+
+    #[test]
+    fn an_unexplained_difference_that_does_not_show_again_is_reported_but_does_not_fail() {
+        let gone = Confirmation {
+            reruns: 2,
+            differed: 0,
+        };
+        let r = run(vec![subtest("racy", Verdict::Differ, Some(gone))]);
+        assert!(r.passed());
+        let human = report::render(
+            &r,
+            OutputFormat::Human {
+                verbose: false,
+                suggest: false,
+            },
+        );
+        assert!(human.contains("did not reproduce in 2 reruns"), "{human}");
+        assert!(
+            human.contains("did not show again when their file was rerun:\n    webmcp/a.html :: \"racy\" (line 3)"),
+            "{human}"
+        );
+        assert!(
+            human.contains("0 unexplained, 1 did not reproduce"),
+            "{human}"
+        );
+        assert!(human.contains("Every disagreement that reproduced is a known difference."));
+    }
+
+    #[test]
+    fn an_unexplained_difference_fails_when_it_shows_again_or_was_not_rerun() {
+        let again = Confirmation {
+            reruns: 2,
+            differed: 1,
+        };
+        for confirmation in [Some(again), None] {
+            let r = run(vec![
+                subtest("steady", Verdict::Differ, confirmation),
+                subtest("fine", Verdict::Agree, None),
+            ]);
+            assert!(!r.passed());
+            let human = report::render(
+                &r,
+                OutputFormat::Human {
+                    verbose: false,
+                    suggest: false,
+                },
+            );
+            assert!(
+                human.contains("Unexplained disagreements (add them to the known differences, or fix the engine):\n    webmcp/a.html :: \"steady\" (line 3): status: engine PASS, chromium FAIL"),
+                "{human}"
+            );
+            assert!(human.contains("1 unexplained"), "{human}");
+            assert!(human.ends_with(
+                "FAILED: a disagreement is unexplained or a known difference is stale.\n"
+            ));
+        }
+    }
+
+    #[test]
+    fn a_listed_difference_is_not_unexplained_whatever_its_reruns() {
+        let mut s = subtest("listed", Verdict::Differ, None);
+        s.known = Some(KnownDifference {
+            file: "webmcp/a.html".into(),
+            subtest: "listed".into(),
+            right: known::Right::Engine,
+            why: "w".into(),
+            message: None,
+            intermittent: None,
+            step: None,
+            line: 1,
+        });
+        assert!(!s.unexplained() && !s.did_not_reproduce());
+        assert!(run(vec![s]).passed());
+    }
 }

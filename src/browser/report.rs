@@ -123,7 +123,14 @@ fn markdown(run: &DiffRun) -> String {
                 }
                 w
             }
-            None => "not yet explained".into(),
+            None => match s.confirmation {
+                Some(c) if c.differed == 0 => format!(
+                    "not yet explained; it did not show again in {} more run{}",
+                    c.reruns,
+                    if c.reruns == 1 { "" } else { "s" }
+                ),
+                _ => "not yet explained".into(),
+            },
         };
         let step = s
             .known
@@ -183,9 +190,16 @@ fn agreement(s: &SubtestDiff, repeat: usize) -> String {
             } else {
                 String::new()
             };
-            match &s.known {
-                Some(k) => format!("differ (known: {} is right{rate})", k.right),
-                None => format!("DIFFER (unexplained{rate})"),
+            match (&s.known, s.confirmation) {
+                (Some(k), _) => format!("differ (known: {} is right{rate})", k.right),
+                (None, Some(c)) if c.differed == 0 => {
+                    format!("differ (did not reproduce in {} reruns{rate})", c.reruns)
+                }
+                (None, Some(c)) => format!(
+                    "DIFFER (unexplained{rate}; again in {} of {} reruns)",
+                    c.differed, c.reruns
+                ),
+                (None, None) => format!("DIFFER (unexplained{rate})"),
             }
         }
     }
@@ -256,10 +270,8 @@ fn human(run: &DiffRun, verbose: bool, suggest: bool) -> String {
             let _ = writeln!(out, "    line {}: [{} :: {}]", k.line, k.file, k.subtest);
         }
     }
-    let unexplained: Vec<&(&FileDiff, &SubtestDiff)> = differing
-        .iter()
-        .filter(|(_, s)| s.verdict == Verdict::Differ && s.known.is_none())
-        .collect();
+    let unexplained: Vec<&(&FileDiff, &SubtestDiff)> =
+        differing.iter().filter(|(_, s)| s.unexplained()).collect();
     if suggest && !unexplained.is_empty() {
         let _ = writeln!(
             out,
@@ -313,11 +325,52 @@ fn human(run: &DiffRun, verbose: bool, suggest: bool) -> String {
         .subtests()
         .filter(|(_, s)| s.verdict == Verdict::Differ && s.known.is_some())
         .count();
+    let unreproduced: Vec<(&FileDiff, &SubtestDiff)> = run
+        .subtests()
+        .filter(|(_, s)| s.did_not_reproduce())
+        .collect();
+    let failing: Vec<(&FileDiff, &SubtestDiff)> =
+        run.subtests().filter(|(_, s)| s.unexplained()).collect();
+    // The summary names them again, so that the end of a long report says what to look at.
+    for (heading, list) in [
+        (
+            "Unexplained disagreements (add them to the known differences, or fix the engine):",
+            &failing,
+        ),
+        (
+            "Unexplained disagreements that did not show again when their file was rerun:",
+            &unreproduced,
+        ),
+    ] {
+        if !list.is_empty() {
+            let _ = writeln!(out, "\n{heading}");
+            for (f, s) in list {
+                let _ = writeln!(
+                    out,
+                    "    {} :: \"{}\" (line {}): {}",
+                    f.test_path,
+                    s.name,
+                    s.line,
+                    s.difference
+                        .as_deref()
+                        .unwrap_or_default()
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                );
+            }
+        }
+    }
     let _ = writeln!(
         out,
-        "\n{} files, {total} subtests: {exported} exported, {ran} ran in Chromium; {agree} agree, {differ} differ ({known} known, {} unexplained); {} stale known differences.",
+        "\n{} files, {total} subtests: {exported} exported, {ran} ran in Chromium; {agree} agree, {differ} differ ({known} known, {} unexplained{}); {} stale known differences.",
         run.files.len(),
-        differ - known,
+        failing.len(),
+        if unreproduced.is_empty() {
+            String::new()
+        } else {
+            format!(", {} did not reproduce", unreproduced.len())
+        },
         run.stale.len()
     );
     let _ = writeln!(out, "wall time {:.1} s", run.seconds);
@@ -325,7 +378,11 @@ fn human(run: &DiffRun, verbose: bool, suggest: bool) -> String {
         out,
         "{}",
         if run.passed() {
-            "Every disagreement is a known difference."
+            if unreproduced.is_empty() {
+                "Every disagreement is a known difference."
+            } else {
+                "Every disagreement that reproduced is a known difference."
+            }
         } else {
             "FAILED: a disagreement is unexplained or a known difference is stale."
         }
@@ -390,6 +447,14 @@ fn details(out: &mut String, f: &FileDiff, s: &SubtestDiff) {
     match &s.known {
         Some(k) => {
             let _ = writeln!(out, "    known difference: {} is right: {}", k.right, k.why);
+        }
+        None if s.did_not_reproduce() => {
+            let reruns = s.confirmation.map_or(0, |c| c.reruns);
+            let _ = writeln!(
+                out,
+                "    not in the known differences, and it did not show again in {reruns} more run{} of the file",
+                if reruns == 1 { "" } else { "s" }
+            );
         }
         None if s.verdict == Verdict::Differ => {
             let _ = writeln!(out, "    UNEXPLAINED: not in the known differences");

@@ -49,6 +49,11 @@ pub struct Args {
     /// only is intermittent, and its rate is reported (for the list's `intermittent:`).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     repeat: u32,
+    /// When a difference no entry of the list explains shows, run its file this many more
+    /// times: one that shows in none of them did not reproduce and does not fail the check
+    /// (it is reported, by name, as such); 0 fails on any unexplained difference at once.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
+    confirm: u32,
     /// Seconds a file may run before its browser is killed and the file fails (default:
     /// the test's own harness timeout, plus 20 s).
     #[arg(long, value_parser = super::seconds_up_to_an_hour)]
@@ -94,6 +99,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         profile,
         browser: args.browser,
         repeat: args.repeat as usize,
+        confirm: args.confirm as usize,
         timeout_seconds: args.timeout,
         margin_ms: args.margin_ms,
         keep: args.keep,
