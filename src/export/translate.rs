@@ -206,10 +206,10 @@ impl Translator<'_> {
                     ));
                 }
                 if *site_keyed {
-                    return Err(omit(
-                        "site-keyed",
-                        "a site-keyed agent cluster is set by the server's headers, not by the page",
-                    ));
+                    // HTML: `Origin-Agent-Cluster: ?0` asks for a site-keyed agent cluster
+                    // (the page's `window.originAgentCluster` is then false).
+                    self.page_headers
+                        .push(("Origin-Agent-Cluster".into(), "?0".into()));
                 }
                 if policy.is_some() {
                     return Err(omit(
@@ -252,6 +252,7 @@ impl Translator<'_> {
                 loading,
                 policy,
                 csp,
+                site_keyed,
             } => {
                 if csp.is_some() {
                     return Err(omit(
@@ -281,14 +282,17 @@ impl Translator<'_> {
                     ));
                 }
                 self.comment(action);
-                // The frame's Permissions-Policy header comes with its document, through
-                // wptserve's `pipe=header(...)`.
+                // The frame's Permissions-Policy and Origin-Agent-Cluster headers come with its
+                // document, through wptserve's `pipe=header(...)`.
                 let mut options: Vec<String> = Vec::new();
                 if let Some(a) = allow {
                     options.push(format!("allow: {}", js::string(a)));
                 }
                 if let Some(p) = policy {
                     options.push(format!("policy: {}", js::string(&p.header)));
+                }
+                if *site_keyed {
+                    options.push("site_keyed: true".into());
                 }
                 let options = if options.is_empty() {
                     String::new()

@@ -46,9 +46,11 @@ pub struct Navigable {
     pub history: Vec<DocumentKey>,
     pub history_index: usize,
     pub destroyed: bool,
-    /// Whether the agent clusters of this traversable's browsing context group are
-    /// origin-keyed.
-    pub origin_keyed: bool,
+    /// <https://html.spec.whatwg.org/multipage/document-sequences.html#historical-agent-cluster-key-map>,
+    /// on the navigable that names a browsing context group (empty on the others): for each
+    /// origin whose agent was obtained in the group, whether its agent cluster was keyed by the
+    /// origin (else by its site). The first document of an origin decides, for the group's life.
+    pub agent_cluster_keys: std::collections::BTreeMap<Origin, bool>,
     /// <https://html.spec.whatwg.org/multipage/document-sequences.html#browsing-context-group>:
     /// the group of this navigable's browsing context, named by the first top-level traversable
     /// in it. A page opened by another joins its opener's group (an auxiliary browsing
@@ -115,7 +117,10 @@ pub struct DocumentOptions {
     pub loading: bool,
     /// A `Permissions-Policy: tools=(...)` header.
     pub tools_policy: Option<Allowlist>,
-    /// For a page: whether its agent clusters are origin-keyed (default: the world's setting).
+    /// Whether its response asks for an origin-keyed agent cluster (`Origin-Agent-Cluster:
+    /// ?1`, `Some(true)`) or a site-keyed one (`?0`, `Some(false)`); without the header, the
+    /// world's setting. It counts only for the first document of its origin in the browsing
+    /// context group (HTML's historical agent cluster key map).
     pub origin_keyed: Option<bool>,
     /// The sandboxing flags its response's `Content-Security-Policy` forces (a `sandbox`
     /// directive), none by default.
@@ -167,16 +172,7 @@ pub trait Navigables: Host {
         options: DocumentOptions,
     ) -> Result<DocumentKey, HostError> {
         let url = parse_url(url)?;
-        let opener_group = opener.map(|d| {
-            let group = self.browsing_context_group(d);
-            (group, self.navigables[group].origin_keyed)
-        });
-        let origin_keyed = match opener_group {
-            Some((_, keyed)) => keyed,
-            None => options
-                .origin_keyed
-                .unwrap_or(self.settings.origin_keyed_agent_clusters),
-        };
+        let opener_group = opener.map(|d| self.browsing_context_group(d));
         let nav = self.navigables.insert_with_key(|key| Navigable {
             label: label.into(),
             parent: None,
@@ -190,8 +186,8 @@ pub trait Navigables: Host {
             history: Vec::new(),
             history_index: 0,
             destroyed: false,
-            origin_keyed,
-            group: opener_group.map_or(key, |(g, _)| g),
+            agent_cluster_keys: Default::default(),
+            group: opener_group.unwrap_or(key),
         });
         let doc = self.create_document(nav, label, url, options);
         self.make_active(nav, doc);
@@ -251,7 +247,6 @@ pub trait Navigables: Host {
             up = self.navigables[n].parent;
         }
         let traversable = self.navigables[parent_nav].traversable;
-        let origin_keyed = self.navigables[traversable].origin_keyed;
         let group = self.navigables[traversable].group;
         let nav = self.navigables.insert(Navigable {
             label: child.label.into(),
@@ -266,7 +261,7 @@ pub trait Navigables: Host {
             history: Vec::new(),
             history_index: 0,
             destroyed: false,
-            origin_keyed,
+            agent_cluster_keys: Default::default(),
             group,
         });
         self.documents[parent].child_navigables.push(nav);
@@ -319,7 +314,7 @@ pub trait Navigables: Host {
             unsandboxed.clone()
         };
         let traversable = self.navigables[nav].traversable;
-        let event_loop = self.event_loop_for(traversable, &origin);
+        let event_loop = self.event_loop_for(traversable, &origin, options.origin_keyed);
         let inherited = self.inherited_tools_policy(nav, &origin);
         let secure_context = self.is_secure_context_at_creation(nav, &url, &unsandboxed);
         let lifecycle = if options.loading {
@@ -391,10 +386,24 @@ pub trait Navigables: Host {
     }
 
     /// The event loop of the agent a document of `origin` in `traversable`'s browsing context
-    /// group belongs to: one per origin when agent clusters are origin-keyed, else one per site.
-    fn event_loop_for(&mut self, traversable: NavigableKey, origin: &Origin) -> EventLoopKey {
+    /// group belongs to (HTML's "obtain a similar-origin window agent"): the group's historical
+    /// agent cluster key map decides whether it is keyed by the origin or by its site; an
+    /// origin new to the group is keyed as its response asks (`requested`, the
+    /// `Origin-Agent-Cluster` header), or by the world's default. An opaque origin is its own
+    /// site, so its cluster is keyed by it either way.
+    fn event_loop_for(
+        &mut self,
+        traversable: NavigableKey,
+        origin: &Origin,
+        requested: Option<bool>,
+    ) -> EventLoopKey {
         let group = self.navigables[traversable].group;
-        let key = if self.navigables[group].origin_keyed {
+        let default = requested.unwrap_or(self.settings.origin_keyed_agent_clusters);
+        let by_origin = *self.navigables[group]
+            .agent_cluster_keys
+            .entry(origin.clone())
+            .or_insert(default);
+        let key = if by_origin {
             origin.clone()
         } else {
             origin.site()
@@ -815,6 +824,23 @@ impl<U: Upper> HostState<U> {
     pub fn browsing_context_group(&self, doc: DocumentKey) -> NavigableKey {
         let traversable = self.traversable_of(doc);
         self.navigables[traversable].group
+    }
+
+    /// <https://html.spec.whatwg.org/multipage/webappapis.html#is-origin-keyed>: whether the
+    /// agent cluster of a document's agent is origin-keyed (its browsing context group's
+    /// keying; a document without a browsing context is in its creator's realm).
+    pub fn is_origin_keyed(&self, doc: DocumentKey) -> bool {
+        let traversable = self.navigables[self.home_navigable(doc)].traversable;
+        let group = self.navigables[traversable].group;
+        let origin = &self.documents[doc].origin;
+        if matches!(origin, Origin::Opaque(_)) {
+            return true;
+        }
+        self.navigables[group]
+            .agent_cluster_keys
+            .get(origin)
+            .copied()
+            .unwrap_or(self.settings.origin_keyed_agent_clusters)
     }
 
     /// The navigable a document was loaded in or, for one without a browsing context, the

@@ -99,6 +99,8 @@ pub enum ActionKind {
         loading: bool,
         policy: Option<Policy>,
         csp: Option<Csp>,
+        /// Its response has `Origin-Agent-Cluster: ?0`.
+        site_keyed: bool,
     },
     Promise {
         name: String,

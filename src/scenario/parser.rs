@@ -537,12 +537,6 @@ impl SubtestParser {
                     opener,
                     ..
                 } = self.document_options(&mut p, false, &origin)?;
-                if site_keyed && opener.is_some() {
-                    return Err(p.error_prev(
-                        "`site-keyed` and `opened by`: a page opened by another joins its browsing context group, whose agent clusters are keyed as its opener's"
-                            .to_string(),
-                    ));
-                }
                 ActionKind::Page {
                     name,
                     url,
@@ -565,6 +559,7 @@ impl SubtestParser {
                     policy,
                     csp,
                     allow,
+                    site_keyed,
                     ..
                 } = self.document_options(&mut p, true, &origin)?;
                 ActionKind::Frame {
@@ -575,6 +570,7 @@ impl SubtestParser {
                     loading,
                     policy,
                     csp,
+                    site_keyed,
                 }
             }
             "promise" => {
@@ -950,7 +946,7 @@ impl SubtestParser {
     ) -> Result<LineOptions, ParseError> {
         let mut o = LineOptions::default();
         let expected = if frame {
-            "`loading`, `allow=\"...\"`, `policy=\"...\"` or `csp=\"...\"`"
+            "`loading`, `site-keyed`, `allow=\"...\"`, `policy=\"...\"` or `csp=\"...\"`"
         } else {
             "`loading`, `site-keyed`, `opened by DOC`, `policy=\"...\"` or `csp=\"...\"`"
         };
@@ -958,7 +954,7 @@ impl SubtestParser {
             let word = p.ident(expected)?;
             match word.as_str() {
                 "loading" => o.loading = true,
-                "site-keyed" if !frame => o.site_keyed = true,
+                "site-keyed" => o.site_keyed = true,
                 "opened" if !frame => {
                     p.keyword("by")?;
                     o.opener = Some(self.document_name(p)?);

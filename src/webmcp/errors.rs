@@ -36,6 +36,9 @@ pub enum Rejection {
     NotFullyActive,
     /// registerTool() 4, getTools() 4, executeTool() 3.
     NotAllowedToUseTools,
+    /// Under agent-cluster-check=origin-keyed, right after the fully-active check: the
+    /// agent cluster is not origin-keyed.
+    NotOriginKeyed,
     /// registerTool() 8.
     DuplicateName(String),
     /// registerTool() 9: the name, and what is wrong with it.
@@ -158,6 +161,13 @@ impl Rejection {
                 pick(
                     "the document is not fully active".into(),
                     "The document is not active.",
+                ),
+            ),
+            Rejection::NotOriginKeyed => ErrorValue::dom(
+                "SecurityError",
+                pick(
+                    "the document's agent cluster is not origin-keyed (document.domain may be set)".into(),
+                    "document.modelContext cannot be used when document.domain is enabled.",
                 ),
             ),
             Rejection::NotAllowedToUseTools => ErrorValue::dom(

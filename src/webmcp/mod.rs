@@ -437,7 +437,8 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
     }
 
     /// The fully-active check of registerTool() (3), getTools() (3) and executeTool() (2):
-    /// `Ok` to go on, or what to answer. Under navigated-document-calls=never-settle (Chromium
+    /// `Ok` to go on, or what to answer. Under agent-cluster-check=origin-keyed, a fully
+    /// active document whose agent cluster is not origin-keyed is refused here too. Under navigated-document-calls=never-settle (Chromium
     /// 156), a document its navigable has navigated away from gets a promise that never
     /// settles; a removed iframe's document, whose navigable is gone, is rejected as the text
     /// says.
@@ -450,6 +451,24 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
         doc: DocumentKey,
     ) -> Result<(), PromiseKey> {
         if self.is_fully_active(doc) {
+            // agent-cluster-check=origin-keyed: not a step of 0023abda. The older text's
+            // registerTool() step 4, which Chromium 156 takes in all three methods at this
+            // point: a document whose agent cluster is not origin-keyed (it may set
+            // document.domain) is refused, unless its origin's scheme is "file".
+            if self.switches().agent_cluster_check == switches::AgentClusterCheck::OriginKeyed
+                && !self.is_origin_keyed(doc)
+                && self.documents[doc].origin.scheme() != Some("file")
+            {
+                let error = self.rejection(errors::Rejection::NotOriginKeyed);
+                let note = format!(
+                    "{} is fully active, but its agent cluster is not origin-keyed (agent-cluster-check=origin-keyed): {}: {}",
+                    self.label(doc),
+                    error.name,
+                    error.message
+                );
+                self.record_step(alg, step, Some(doc), |_| note);
+                return Err(self.promise_rejected_with(doc, error));
+            }
             self.record_step(alg, step, Some(doc), |_| String::new());
             return Ok(());
         }

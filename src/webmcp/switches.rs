@@ -109,6 +109,14 @@ crate::switches! {
             Chromium156 = "chromium-156": "Chromium 156's messages, word for word, and its \"Failed to execute 'registerTool' on 'ModelContext': \" prefix on conversion errors" ["chromium-156", "chromium-pr373"],
         }
 
+        /// Whether the methods refuse a document whose agent cluster is not origin-keyed (one
+        /// that may set `document.domain`).
+        agent_cluster_check: AgentClusterCheck = "agent-cluster-check",
+        from "0023abda has no agent-cluster step; the older text (webmcp-index.bs, registerTool() 4) rejected with a SecurityError when the surrounding agent's cluster is not origin-keyed and the origin's scheme is not \"file\"; Chromium 156 does so in registerTool(), getTools() and executeTool(), right after the fully-active check (webmcp/probes/agent-cluster)" {
+            None = "none": "no such check: a page served with `Origin-Agent-Cluster: ?0` uses WebMCP like any other (0023abda)",
+            OriginKeyed = "origin-keyed": "registerTool(), getTools() and executeTool() reject with a SecurityError when the agent cluster is not origin-keyed, before the permissions policy is looked at (the older text's step, in all three methods as Chromium 156 measured)" ["chromium-156", "chromium-pr373"],
+        }
+
         /// What executeTool() answers for a tool whose document is no longer in a page.
         executetool_removed_target: ExecuteToolRemovedTarget = "executetool-removed-target",
         from "executeTool() step 16.1 (the target is not in the caller's traversable: UnknownError) vs Chromium 156, which tells a removed iframe apart" {

@@ -536,7 +536,7 @@
       this.store[name] = d;
     }
 
-    frame_url(url, name, policy) {
+    frame_url(url, name, policy, site_keyed) {
       const real = new URL(to_real(url));
       const target = new URL(FRAME_PAGE, real.origin);
       const search = {
@@ -548,11 +548,15 @@
         scenario_url: url,
       };
       // A Permissions-Policy header on the frame's document, through wptserve's
-      // pipe=header(NAME,VALUE), the scenario's origins in it made real.
+      // pipe=header(NAME,VALUE), the scenario's origins in it made real; and
+      // Origin-Agent-Cluster: ?0 for a site-keyed one.
+      const pipes = [];
       if (policy !== undefined) {
         const value = policy.replace(/"(https:\/\/[^"]*)"/g, (m, o) => `"${to_real(o)}"`);
-        search.pipe = `header(Permissions-Policy,${value.replace(/[\\,()]/g, c => "\\" + c)})`;
+        pipes.push(`header(Permissions-Policy,${value.replace(/[\\,()]/g, c => "\\" + c)})`);
       }
+      if (site_keyed) pipes.push("header(Origin-Agent-Cluster,?0)");
+      if (pipes.length) search.pipe = pipes.join("|");
       target.search = new URLSearchParams(search).toString();
       return target.href;
     }
@@ -574,7 +578,7 @@
       const parent = this.doc(parent_name);
       if (url === "about:blank") return this.blank_frame(name, parent, options);
       const origin = new URL(url).origin;
-      const src = this.frame_url(url, name, options.policy);
+      const src = this.frame_url(url, name, options.policy, options.site_keyed);
       const real_origin = new URL(src).origin;
       const fields = {
         name,

@@ -45,12 +45,13 @@ impl<'a> SubtestRun<'a> {
                 loading,
                 policy,
                 csp,
+                site_keyed,
             } => {
                 let parent = self.doc(parent)?;
                 let options = DocumentOptions {
                     loading: *loading,
                     tools_policy: policy.as_ref().map(|p| p.allowlist.clone()),
-                    origin_keyed: None,
+                    origin_keyed: site_keyed.then_some(false),
                     forced_sandboxing: forced_sandboxing(csp),
                 };
                 self.world
