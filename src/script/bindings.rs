@@ -36,6 +36,8 @@ pub enum WindowMember {
     ToolsReady,
     /// `window.origin`, serialized.
     Origin,
+    /// `window.originAgentCluster` (HTML): whether its agent cluster is origin-keyed.
+    OriginAgentCluster,
     /// `document.body`.
     Body,
     /// `document.implementation`.
@@ -55,6 +57,7 @@ impl WindowMember {
         WindowMember::Document,
         WindowMember::ToolsReady,
         WindowMember::Origin,
+        WindowMember::OriginAgentCluster,
         WindowMember::Body,
         WindowMember::Implementation,
         WindowMember::Tools,
@@ -69,6 +72,7 @@ impl WindowMember {
             WindowMember::Document => "document",
             WindowMember::ToolsReady => "toolsReady",
             WindowMember::Origin => "origin",
+            WindowMember::OriginAgentCluster => "originAgentCluster",
             WindowMember::Body => "body",
             WindowMember::Implementation => "implementation",
             WindowMember::Tools => "tools",
@@ -89,6 +93,7 @@ impl WindowMember {
             | WindowMember::Document
             | WindowMember::ToolsReady
             | WindowMember::Origin
+            | WindowMember::OriginAgentCluster
             | WindowMember::Body
             | WindowMember::Implementation => true,
             WindowMember::Tools | WindowMember::Pending | WindowMember::FullyActive => false,
@@ -330,7 +335,9 @@ impl Shape {
                         WindowMember::ModelContext
                         | WindowMember::Window
                         | WindowMember::Document => Shape::Document,
-                        WindowMember::ToolsReady | WindowMember::FullyActive => Shape::Boolean,
+                        WindowMember::ToolsReady
+                        | WindowMember::FullyActive
+                        | WindowMember::OriginAgentCluster => Shape::Boolean,
                         WindowMember::Origin => Shape::String,
                         WindowMember::Tools => Shape::Names,
                         WindowMember::Pending => Shape::Number,
@@ -452,6 +459,7 @@ fn window_member<W: ScriptHost>(w: &W, d: DocumentKey, member: WindowMember) -> 
         }
         WindowMember::ToolsReady => Value::Bool(w.tools_ready(d)),
         WindowMember::Origin => Value::string(w.document(d).origin.serialize()),
+        WindowMember::OriginAgentCluster => Value::Bool(w.is_origin_keyed(d)),
         WindowMember::Body => w.body(d).map(Value::Node).unwrap_or(Value::Null),
         WindowMember::Implementation => Value::Platform(PlatformObject::DomImplementation(d)),
         // In code unit order, as getTools() lists them (step 8.4): the tool map's own order is

@@ -637,6 +637,7 @@ pub trait Emit: Scene {
                 WindowMember::Window => format!("{d}.window"),
                 WindowMember::Document => format!("{d}.document"),
                 WindowMember::Origin => format!("{d}.window.origin"),
+                WindowMember::OriginAgentCluster => format!("{d}.window.originAgentCluster"),
                 WindowMember::Body => format!("{d}.document.body"),
                 WindowMember::Implementation => format!("{d}.document.implementation"),
                 WindowMember::Tools | WindowMember::Pending | WindowMember::FullyActive => {
@@ -673,6 +674,18 @@ pub trait Emit: Scene {
                 ))
             }
             WindowMember::Origin => format!("w.doc_origin({d})"),
+            WindowMember::OriginAgentCluster if info.same_origin => {
+                format!("{d}.window.originAgentCluster")
+            }
+            WindowMember::OriginAgentCluster if info.removed => {
+                return Err(omit(
+                    "removed",
+                    format!("`{doc}` is a removed cross-origin document, which nothing can ask"),
+                ))
+            }
+            WindowMember::OriginAgentCluster => {
+                self.read_across_origins(&d, "originAgentCluster")
+            }
             WindowMember::FullyActive => format!("w.fully_active({d})"),
             WindowMember::ModelContext => format!("{d}.modelContext"),
             WindowMember::Window => format!("{d}.window"),

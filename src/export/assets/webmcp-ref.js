@@ -1012,7 +1012,9 @@
 
     async read(d, what) {
       d = this.doc(d);
-      if (d.direct) return d.document.modelContext[what];
+      if (d.direct) {
+        return what === "originAgentCluster" ? d.window.originAgentCluster : d.document.modelContext[what];
+      }
       return this.request(d, { op: "read", what });
     }
 
@@ -1372,6 +1374,7 @@
       case "read": {
         const answer = value => to_page("reply", { id: m.id, value: snapshot(value, label_window) });
         if (m.what === "tools") tools_of_this_document().then(answer);
+        else if (m.what === "originAgentCluster") answer(window.originAgentCluster);
         else answer(document.modelContext ? document.modelContext[m.what] : undefined);
         return;
       }
