@@ -827,8 +827,9 @@ impl<U: Upper> HostState<U> {
     }
 
     /// <https://html.spec.whatwg.org/multipage/webappapis.html#is-origin-keyed>: whether the
-    /// agent cluster of a document's agent is origin-keyed (its browsing context group's
-    /// keying; a document without a browsing context is in its creator's realm).
+    /// agent cluster of a document's agent is origin-keyed: what its browsing context group's
+    /// historical agent cluster key map holds for its origin (an opaque origin is its own site,
+    /// so always; a document without a browsing context is in its creator's group).
     pub fn is_origin_keyed(&self, doc: DocumentKey) -> bool {
         let traversable = self.navigables[self.home_navigable(doc)].traversable;
         let group = self.navigables[traversable].group;
