@@ -270,15 +270,20 @@ fn human(run: &DiffRun, verbose: bool, suggest: bool) -> String {
             let _ = writeln!(out, "    line {}: [{} :: {}]", k.line, k.file, k.subtest);
         }
     }
-    let unexplained: Vec<&(&FileDiff, &SubtestDiff)> =
-        differing.iter().filter(|(_, s)| s.unexplained()).collect();
-    if suggest && !unexplained.is_empty() {
+    // The disagreements that fail the run, and those that did not show again.
+    let failing: Vec<(&FileDiff, &SubtestDiff)> =
+        run.subtests().filter(|(_, s)| s.unexplained()).collect();
+    let unreproduced: Vec<(&FileDiff, &SubtestDiff)> = run
+        .subtests()
+        .filter(|(_, s)| s.did_not_reproduce())
+        .collect();
+    if suggest && !failing.is_empty() {
         let _ = writeln!(
             out,
             "\nEntries to start {} from (fill in right: and why:):\n",
             run.known_differences
         );
-        for (f, s) in unexplained {
+        for (f, s) in &failing {
             let message = s.browser.as_ref().and_then(|b| {
                 b.checks
                     .iter()
@@ -325,12 +330,6 @@ fn human(run: &DiffRun, verbose: bool, suggest: bool) -> String {
         .subtests()
         .filter(|(_, s)| s.verdict == Verdict::Differ && s.known.is_some())
         .count();
-    let unreproduced: Vec<(&FileDiff, &SubtestDiff)> = run
-        .subtests()
-        .filter(|(_, s)| s.did_not_reproduce())
-        .collect();
-    let failing: Vec<(&FileDiff, &SubtestDiff)> =
-        run.subtests().filter(|(_, s)| s.unexplained()).collect();
     // The summary names them again, so that the end of a long report says what to look at.
     for (heading, list) in [
         (
