@@ -160,3 +160,118 @@ subtest "page"
     assert!(exported.html.contains("site_keyed: true"), "{}", exported.html);
     assert_eq!(exported.exported().count(), 1);
 }
+
+/// A form of a site-keyed document is no tool under the check (the engine's "declarative tool
+/// of a form", step 2; Chromium 156 fires no toolchange for it), and a tool under the text; a
+/// form of an origin-keyed document of the same page is a tool either way.
+#[test]
+fn a_form_of_a_site_keyed_document_is_no_tool_under_the_check() {
+    let scenario = |checked: bool| {
+        // Under the text the parser inserts the form, then its input: two toolchanges
+        // (declarative-registration-timing=sync).
+        let (site_tools, log) = if checked {
+            (r#"[]"#, r#"[]"#)
+        } else {
+            (r#"["site_form"]"#, r#"["toolchange in site", "toolchange in site"]"#)
+        };
+        format!(
+            r#"subtest "forms"
+  page top https://a.test/
+  frame site in top https://b.test/site.html site-keyed allow="tools *"
+  frame keyed in top https://c.test/keyed.html allow="tools *"
+  task in site:
+    on site toolchange: log "toolchange in site"
+  html in site:
+    <form toolname="site_form" tooldescription="d"><input name="q"></form>
+  html in keyed:
+    <form toolname="keyed_form" tooldescription="d"><input name="q"></form>
+  run
+  expect site.tools == {site_tools}
+  expect keyed.tools == ["keyed_form"]
+  expect log == {log}
+"#
+        )
+    };
+    assert_passes(spec_with_check(), &scenario(true));
+    assert_passes(Profile::named("chromium-156").unwrap(), &scenario(true));
+    assert_passes(Profile::spec(), &scenario(false));
+}
+
+/// executetool-input-check: under the text's `optional object inputObject`, Web IDL refuses a
+/// string input before any step, so a site-keyed caller, a caller that may not use "tools" and a
+/// tool whose origin does not parse all get the TypeError; Chromium 156 refuses it at step 9,
+/// after those checks have answered.
+#[test]
+fn an_input_that_is_not_an_object_is_refused_before_the_steps_or_at_step_9() {
+    let text = |at_step_9: bool| {
+        let [keyed, policy, origin, unknown] = if at_step_9 {
+            ["SecurityError", "NotAllowedError", "NotSupportedError", "TypeError"]
+        } else {
+            ["TypeError"; 4]
+        };
+        format!(
+            r#"subtest "inputs"
+  page top https://a.test/
+  frame keyed in top https://b.test/keyed.html site-keyed allow="tools *"
+  frame barred in top https://a.test/barred.html policy="tools=()"
+  task in keyed:
+    r_keyed = keyed.executeTool({{name: "t", description: "d", window: keyed.window, origin: keyed.origin}}, "")
+  task in barred:
+    r_policy = barred.executeTool({{name: "t", description: "d", window: barred.window, origin: barred.origin}}, "")
+  task in top:
+    r_origin = top.executeTool({{name: "t", description: "d", window: top.window, origin: "null"}}, 5)
+    r_unknown = top.executeTool({{name: "t", description: "d", window: top.window, origin: top.origin}}, null)
+  run
+  expect r_keyed rejected {keyed}
+  expect r_policy rejected {policy}
+  expect r_origin rejected {origin}
+  expect r_unknown rejected {unknown}
+"#
+        )
+    };
+    let mut text_order = spec_with_check();
+    text_order.set("executetool-input-check", "webidl").unwrap();
+    assert_passes(text_order, &text(false));
+    let mut step_9 = spec_with_check();
+    step_9.set("executetool-input-check", "at-step-9").unwrap();
+    assert_passes(step_9, &text(true));
+    assert_passes(Profile::named("chromium-156").unwrap(), &text(true));
+    // The message each profile gives at step 9.
+    let r = run(
+        Profile::named("chromium-156").unwrap(),
+        &text(true).replace("expect r_unknown rejected TypeError", "expect r_unknown fulfilled"),
+    );
+    let actual = &r.subtests[0].expectations[3].actual;
+    assert!(
+        actual.contains("Failed to execute 'executeTool' on 'ModelContext': invalid input object: value is not an object"),
+        "{actual}"
+    );
+}
+
+/// Markup for a cross-origin iframe is exported: the test page sends it to the frame's helper
+/// page, in order with the frame's tasks, and the subtest is not cut there.
+#[test]
+fn markup_for_a_cross_origin_iframe_is_exported_as_a_message_to_its_frame() {
+    let text = r#"title: t
+subtest "markup"
+  page top https://a.test/
+  frame child in top https://b.test/child.html site-keyed
+  html in child:
+    <form toolname="f" tooldescription="d"><input name="q"></form>
+  task in child:
+    listing = child.getTools()
+  run
+  expect listing rejected SecurityError
+"#;
+    let f = parse_file("markup.https.html.scn", text).unwrap();
+    let exported = export_file(&f, &Profile::named("chromium-156").unwrap());
+    assert_eq!(exported.exported().count(), 1);
+    assert!(
+        exported.html.contains(r#"w.html("child", "<form toolname=\"f\" tooldescription=\"d\"><input name=\"q\"><\/form>")"#),
+        "{}",
+        exported.html
+    );
+    let script = include_str!("../src/export/assets/webmcp-ref.js");
+    assert!(script.contains(r#"this.post(d, { op: "html", markup });"#));
+    assert!(script.contains(r#"case "html":"#));
+}

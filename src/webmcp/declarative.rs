@@ -23,9 +23,8 @@
 //! button) match while an execution runs, from the end of the fill until it finishes.
 //!
 //! Not modelled (there is nothing in the simulation they could act on): focusing the submit
-//! button when the execution waits for the user, sandboxed documents (no sandboxing flags),
-//! `document.domain`, custom elements as parameters, and a tool in a document without a
-//! browsing context other than one destroyed.
+//! button when the execution waits for the user, the sandboxing flags other than origin,
+//! scripts and forms, custom elements as parameters.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Number, Value as Json};
@@ -255,6 +254,9 @@ pub trait Declarative: WebMcpHost {
         //    webmcp/probes/declarative-sandbox; the fork's declarative/sandboxed-iframe expects
         //    the same), and the explainer says nothing: a tool whose page cannot run script
         //    could not answer through `respondWith()`.
+        //    Under agent-cluster-check=origin-keyed, nor is a form of a document whose agent
+        //    cluster is not origin-keyed, which registerTool() and getTools() refuse too:
+        //    Chromium 156 fires no toolchange for it (declarative/document-domain-enabled-*).
         if self.scripting_is_disabled(doc) {
             step!(
                 self,
@@ -266,6 +268,16 @@ pub trait Declarative: WebMcpHost {
                 } else {
                     "sandboxed without allow-scripts: null".to_string()
                 }
+            );
+            return None;
+        }
+        if self.refused_by_agent_cluster_check(doc) {
+            step!(
+                self,
+                DECLARATIVE_TOOL_OF_A_FORM,
+                "2",
+                Some(doc),
+                "its agent cluster is not origin-keyed (agent-cluster-check=origin-keyed): null"
             );
             return None;
         }

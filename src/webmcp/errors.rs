@@ -53,6 +53,8 @@ pub enum Rejection {
     InvalidOrigin(String),
     /// executeTool() 5: the tool's origin is opaque.
     OpaqueOrigin(String),
+    /// executeTool() 9 under executetool-input-check=at-step-9: the input is not an object.
+    InputNotAnObject,
     /// executeTool() 16.1: the tool's window is not in the caller's traversable.
     NotInPage,
     /// executeTool() 16.1 as Chromium 156 answers it for a tool whose iframe was removed
@@ -277,6 +279,10 @@ impl Rejection {
                     CHROMIUM_UNKNOWN,
                 ),
             ),
+            Rejection::InputNotAnObject => ErrorValue::type_error(pick(
+                "the input is not an object (executeTool() step 9)".into(),
+                "Failed to execute 'executeTool' on 'ModelContext': invalid input object: value is not an object",
+            )),
             Rejection::Declarative(why) => ErrorValue::dom("UnknownError", why.message(chromium)),
             Rejection::Conversion { method, message } => ErrorValue::type_error(if chromium {
                 format!(

@@ -7,7 +7,9 @@ use super::execution::ToolExecuteSteps;
 use super::pending::PendingExecutions;
 use super::registry::Registry;
 use super::steps::{AbortStep, ParallelStep};
-use super::switches::{ExecuteToolRemovedTarget, InputSchema, RegisteredToolWindow, TextReading};
+use super::switches::{
+    ExecuteToolInputCheck, ExecuteToolRemovedTarget, InputSchema, RegisteredToolWindow, TextReading,
+};
 use super::{
     ExecutionKey, PendingToolExecution, Uuid, WebMcpHost, CHECK_INPUT_SCHEMA, CONVERT_DICTIONARY,
     EXECUTE_TOOL,
@@ -54,6 +56,7 @@ pub trait ExecuteTool: WebMcpHost {
         // `optional object inputObject` takes only an object (WPT object-arguments: every
         // primitive, and null, is a TypeError); then the options' signal.
         const T: &str = "RegisteredTool";
+        let input_by_idl = self.switches().executetool_input_check == ExecuteToolInputCheck::WebIdl;
         let converted = (|| {
             let dict = dictionary_value(&tool, T)?;
             if let Some(a) = dict.and_then(|d| member(d, "annotations")) {
@@ -87,7 +90,8 @@ pub trait ExecuteTool: WebMcpHost {
                     ))
                 }
             };
-            if input != Value::Undefined && !input.is_object() {
+            // executetool-input-check=at-step-9 (Chromium 156) leaves the input to step 9.
+            if input != Value::Undefined && !input.is_object() && input_by_idl {
                 return Err(ErrorValue::type_error(
                     "parameter 2 is not of type 'object'.",
                 ));
@@ -180,8 +184,20 @@ pub trait ExecuteTool: WebMcpHost {
             input
         };
         step!(self, EXECUTE_TOOL, "8", Some(caller));
-        // 9. Assert: it is an object (Web IDL converted it).
+        // 9. Assert: it is an object (Web IDL converted it). Under
+        //    executetool-input-check=at-step-9 (Chromium 156, measured:
+        //    probes/executeTool-input-order) the method takes any value, and this is where one
+        //    that is not an object is refused, after the checks of steps 2-5.
         let is_object = input.is_object();
+        if !is_object && self.switches().executetool_input_check == ExecuteToolInputCheck::AtStep9 {
+            return_rejected!(
+                self,
+                EXECUTE_TOOL,
+                "9",
+                caller,
+                self.rejection(Rejection::InputNotAnObject)
+            );
+        }
         self.assert_step(
             &EXECUTE_TOOL,
             "9",

@@ -436,6 +436,15 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
         })
     }
 
+    /// Whether agent-cluster-check=origin-keyed refuses `doc`: its agent cluster is not
+    /// origin-keyed (it may set document.domain) and its origin's scheme is not "file". Always
+    /// false under agent-cluster-check=none (0023abda has no such step).
+    fn refused_by_agent_cluster_check(&self, doc: DocumentKey) -> bool {
+        self.switches().agent_cluster_check == switches::AgentClusterCheck::OriginKeyed
+            && !self.is_origin_keyed(doc)
+            && self.documents[doc].origin.scheme() != Some("file")
+    }
+
     /// The fully-active check of registerTool() (3), getTools() (3) and executeTool() (2):
     /// `Ok` to go on, or what to answer. Under agent-cluster-check=origin-keyed, a fully
     /// active document whose agent cluster is not origin-keyed is refused here too. Under navigated-document-calls=never-settle (Chromium
@@ -455,10 +464,7 @@ pub trait WebMcpHost: Host<Upper = steps::Steps> {
             // registerTool() step 4, which Chromium 156 takes in all three methods at this
             // point: a document whose agent cluster is not origin-keyed (it may set
             // document.domain) is refused, unless its origin's scheme is "file".
-            if self.switches().agent_cluster_check == switches::AgentClusterCheck::OriginKeyed
-                && !self.is_origin_keyed(doc)
-                && self.documents[doc].origin.scheme() != Some("file")
-            {
+            if self.refused_by_agent_cluster_check(doc) {
                 let error = self.rejection(errors::Rejection::NotOriginKeyed);
                 let note = format!(
                     "{} is fully active, but its agent cluster is not origin-keyed (agent-cluster-check=origin-keyed): {}: {}",

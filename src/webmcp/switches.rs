@@ -124,6 +124,13 @@ crate::switches! {
             InvalidStateError = "invalid-state-error": "an InvalidStateError (\"Target frame is detached.\") when the tool's document has been destroyed (Chromium 156)" ["chromium-156", "chromium-pr373"],
         }
 
+        /// Where executeTool() refuses an input that is not an object.
+        executetool_input_check: ExecuteToolInputCheck = "executetool-input-check",
+        from "the text's `optional object inputObject` (Web IDL converts it before step 1, and step 9 only asserts) vs Chromium 156, which takes any value and refuses one that is not an object after the fully-active, agent-cluster, permissions-policy and origin checks (webmcp/probes/executeTool-input-order)" {
+            WebIdl = "webidl": "Web IDL's conversion: a string, number, boolean or null input is a TypeError before step 1, ahead of every check of the steps (the text)",
+            AtStep9 = "at-step-9": "the input is refused with a TypeError where step 9 asserts that it is an object, after steps 2-5 (Chromium 156, measured)" ["chromium-156", "chromium-pr373"],
+        }
+
         /// Which document executeTool() reaches through a RegisteredTool's `window` once the
         /// tool's navigable has navigated to another document.
         registered_tool_window: RegisteredToolWindow = "registered-tool-window",

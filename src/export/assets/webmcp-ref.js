@@ -26,8 +26,8 @@
 //                           back its log lines, the values it binds (as snapshots: plain data)
 //                           and its uncaught exceptions.
 //   html in DOC: MARKUP     w.html("top", MARKUP): a task, as w.task's, that inserts the markup
-//                           at the end of DOC's body (a document of the test's origin); the
-//                           cleanup removes it.
+//                           at the end of DOC's body; the cleanup removes it. A cross-origin
+//                           document gets the markup by postMessage, in order with its tasks.
 //   run / run 100ms / flush await w.run({from, until, next_timer, log, bound, settled, tasks}): a page
 //                           has no "until idle". The engine ran the exported lines (default
 //                           schedule, the profile the test was exported under) and wrote down
@@ -755,9 +755,14 @@
 
     // `html in DOC:`: a task (a timer of the test page, in order with w.task's) that inserts
     // the markup at the end of DOC's body; the subtest's cleanup removes what it inserted.
+    // A cross-origin frame is asked to insert it, in order with the tasks posted to it; the
+    // frame goes with the subtest, and the markup with it.
     html(doc_name, markup) {
       const d = this.doc(doc_name);
-      if (!d.direct) throw new Error(`markup for the cross-origin document ${doc_name}`);
+      if (!d.direct) {
+        this.post(d, { op: "html", markup });
+        return;
+      }
       timer(() => {
         if (!this.live || !this.current(d)) return;
         const body = d.document.body;
@@ -1348,6 +1353,9 @@
       }
       case "controller":
         s[m.name] = new AbortController();
+        return;
+      case "html":
+        document.body.insertAdjacentHTML("beforeend", m.markup);
         return;
       case "settle": {
         try {
