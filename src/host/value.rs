@@ -278,6 +278,9 @@ pub enum PlatformObject {
     DomImplementation(DocumentKey),
     /// A `DOMParser`, made in the realm of this document.
     DomParser(DocumentKey),
+    /// The `CSSStyleDeclaration` `getComputedStyle(element)` gives, made in the realm of the
+    /// window's document: live, each read computes the element's style as it is then.
+    ComputedStyle(DocumentKey, NodeKey),
 }
 
 impl PlatformObject {
@@ -286,13 +289,16 @@ impl PlatformObject {
         match self {
             PlatformObject::DomImplementation(_) => "DOMImplementation",
             PlatformObject::DomParser(_) => "DOMParser",
+            PlatformObject::ComputedStyle(..) => "CSSStyleDeclaration",
         }
     }
 
     /// The document whose realm it belongs to.
     pub fn realm(self) -> DocumentKey {
         match self {
-            PlatformObject::DomImplementation(d) | PlatformObject::DomParser(d) => d,
+            PlatformObject::DomImplementation(d)
+            | PlatformObject::DomParser(d)
+            | PlatformObject::ComputedStyle(d, _) => d,
         }
     }
 }

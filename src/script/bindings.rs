@@ -417,6 +417,9 @@ pub fn script_get<W: ScriptHost>(
             other => window_member(w, *d, other),
         });
     }
+    if let Value::Platform(PlatformObject::ComputedStyle(_, n)) = target {
+        return computed_style_member(w, *n, prop, false);
+    }
     match value_member(w, target, prop, false) {
         Some(v) => Ok(v),
         None => match target {
@@ -449,6 +452,33 @@ pub fn harness_get<W: ScriptHost>(
         value: w.describe_value(target),
         prop: prop.into(),
     })
+}
+
+/// `style[prop]` or `style.getPropertyValue(prop)` of `getComputedStyle(element)`: the resolved
+/// value of a property the engine models (`backgroundColor` or `background-color`); a
+/// property CSS has that the engine does not compute is an error saying so; any other name is
+/// `undefined` as a member and `""` through `getPropertyValue()`, as in a browser.
+fn computed_style_member<W: ScriptHost>(
+    w: &W,
+    n: NodeKey,
+    prop: &str,
+    by_method: bool,
+) -> Completion {
+    // getPropertyValue() takes the dashed name, ASCII-lowercased (CSSOM); a member may be
+    // camel-cased too.
+    let name = if by_method {
+        prop.to_ascii_lowercase()
+    } else {
+        crate::host::dom::style::property_name(prop)
+    };
+    match w.computed_value(n, &name) {
+        Ok(v) => Ok(Value::String(v)),
+        Err(e) if crate::host::dom::style::is_known_css_property(&name) => Err(Value::error(
+            ErrorValue::dom("NotSupportedError", e.to_string()),
+        )),
+        Err(_) if by_method => Ok(Value::string("")),
+        Err(_) => Ok(Value::Undefined),
+    }
 }
 
 /// A member of a document's `Window`, read without running the getter's steps.
@@ -513,6 +543,20 @@ pub fn call_method<W: ScriptHost>(
         (Value::Window(d), "querySelector") => {
             w.check_access(realm, *d)?;
             query_selector(w, *d, &arg(0))
+        }
+        (Value::Window(d), "getComputedStyle") => {
+            w.check_access(realm, *d)?;
+            match arg(0) {
+                Value::Node(n) if w.element(n).is_some() => {
+                    Ok(Value::Platform(PlatformObject::ComputedStyle(*d, n)))
+                }
+                _ => Err(type_error(
+                    "Failed to execute 'getComputedStyle' on 'Window': parameter 1 is not of type 'Element'.".to_string(),
+                )),
+            }
+        }
+        (Value::Platform(PlatformObject::ComputedStyle(_, n)), "getPropertyValue") => {
+            computed_style_member(w, *n, &arg(0).to_js_string(), true)
         }
         (Value::Window(d), "createElement") => {
             w.check_access(realm, *d)?;

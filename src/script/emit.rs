@@ -477,6 +477,26 @@ pub trait Emit: Scene {
                 target,
                 method,
                 args,
+            } if method == "getComputedStyle"
+                && mode == Mode::Script
+                && self.document_name(target, locals).is_some() =>
+            {
+                // `DOC.getComputedStyle(element)` is the window's (CSSOM).
+                let doc = self.document_name(target, locals).unwrap_or_default();
+                let mut values = Vec::new();
+                for a in args {
+                    values.push(self.expr(a, locals, mode)?);
+                }
+                format!(
+                    "{}.window.getComputedStyle({})",
+                    js::member("s", doc),
+                    values.join(", ")
+                )
+            }
+            Expr::Call {
+                target,
+                method,
+                args,
             } if (method == "querySelector"
                 || (matches!(
                     method.as_str(),
