@@ -477,42 +477,28 @@ pub trait Emit: Scene {
                 target,
                 method,
                 args,
-            } if method == "getComputedStyle"
-                && mode == Mode::Script
-                && self.document_name(target, locals).is_some() =>
-            {
-                // `DOC.getComputedStyle(element)` is the window's (CSSOM).
-                let doc = self.document_name(target, locals).unwrap_or_default();
-                let mut values = Vec::new();
-                for a in args {
-                    values.push(self.expr(a, locals, mode)?);
-                }
-                format!(
-                    "{}.window.getComputedStyle({})",
-                    js::member("s", doc),
-                    values.join(", ")
-                )
-            }
-            Expr::Call {
-                target,
-                method,
-                args,
             } if (method == "querySelector"
                 || (matches!(
                     method.as_str(),
-                    "createElement" | "importNode" | "adoptNode"
+                    "createElement" | "importNode" | "adoptNode" | "getComputedStyle"
                 ) && mode == Mode::Script))
                 && self.document_name(target, locals).is_some() =>
             {
                 // `DOC.querySelector(selectors)` is the document's, not its ModelContext's; it
-                // runs no step, so an expectation may read it too.
+                // runs no step, so an expectation may read it too. `getComputedStyle()` is the
+                // window's (CSSOM).
                 let doc = self.document_name(target, locals).unwrap_or_default();
+                let holder = if method == "getComputedStyle" {
+                    "window"
+                } else {
+                    "document"
+                };
                 let mut values = Vec::new();
                 for a in args {
                     values.push(self.expr(a, locals, mode)?);
                 }
                 format!(
-                    "{}.document.{method}({})",
+                    "{}.{holder}.{method}({})",
                     js::member("s", doc),
                     values.join(", ")
                 )

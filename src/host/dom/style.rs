@@ -371,9 +371,11 @@ impl<U: Upper> HostState<U> {
     /// The style rules of `element`'s document: the user agent's, then each connected `style`
     /// element's in tree order. Each is `(author, rule)`.
     fn style_rules_for(&self, element: NodeKey) -> Vec<(bool, StyleRule)> {
-        let mut rules: Vec<(bool, StyleRule)> = parse_style_sheet(USER_AGENT_SHEET)
-            .into_iter()
-            .map(|r| (false, r))
+        static USER_AGENT_RULES: std::sync::OnceLock<Vec<StyleRule>> = std::sync::OnceLock::new();
+        let mut rules: Vec<(bool, StyleRule)> = USER_AGENT_RULES
+            .get_or_init(|| parse_style_sheet(USER_AGENT_SHEET))
+            .iter()
+            .map(|r| (false, r.clone()))
             .collect();
         let doc = self.node_document(element);
         if let Some(root) = self.document_node(doc) {
