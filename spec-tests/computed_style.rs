@@ -81,8 +81,9 @@ fn color_inherits_background_does_not_and_the_css_wide_keywords_choose() {
   #p { color: rgb(0, 0, 255); background-color: rgb(0, 255, 0); visibility: hidden }
   #x { background-color: inherit } #y { color: initial } #z { visibility: unset }
   #cc { background-color: currentcolor } #bad { color: rgb(1, 1, 1); color: not-a-color }
+  #p button { color: revert; background-color: revert } #rv { color: revert }
 </style>
-<div id=p><span id=k></span><span id=x></span><span id=y></span><span id=z></span><span id=cc></span><span id=bad></span></div>"#,
+<div id=p><span id=k></span><span id=x></span><span id=y></span><span id=z></span><span id=cc></span><span id=bad></span><button id=b>b</button><span id=rv></span></div>"#,
         &[
             ("k", "color"),
             ("k", "backgroundColor"),
@@ -92,6 +93,9 @@ fn color_inherits_background_does_not_and_the_css_wide_keywords_choose() {
             ("z", "visibility"),
             ("cc", "backgroundColor"),
             ("bad", "color"),
+            ("b", "color"),
+            ("b", "backgroundColor"),
+            ("rv", "color"),
         ],
     );
     assert_eq!(
@@ -106,6 +110,11 @@ fn color_inherits_background_does_not_and_the_css_wide_keywords_choose() {
             "rgb(0, 0, 255)",
             // An invalid declaration is dropped; the valid one before it stands.
             "rgb(1, 1, 1)",
+            // `revert` rolls back to the user agent's declarations, and where it has none,
+            // acts as `unset` (color inherits).
+            "rgb(0, 0, 0)",
+            "rgb(239, 239, 239)",
+            "rgb(0, 0, 255)",
         ]
     );
 }

@@ -17,7 +17,8 @@
 //! defaults are a user-agent style sheet written as CSS below, whose values are those Chromium
 //! 156 was measured computing (form controls, disabled ones included, links, hidden inputs,
 //! and the display types of HTML's rendering section). At-rules (`@media`, `@layer`, ...) are
-//! skipped, and `revert`, custom properties, shadow trees and pseudo-elements are not modelled.
+//! skipped (so `revert-layer` acts as `revert`), and custom properties, shadow trees and
+//! pseudo-elements are not modelled.
 
 use cssparser::{
     AtRuleParser, CowRcStr, DeclarationParser, Delimiter, ParseError, Parser, ParserState,
@@ -136,6 +137,9 @@ const PROPERTIES: &[Property] = &[
         kind: Kind::Keyword(&["visible", "hidden", "collapse"]),
     },
 ];
+
+/// The `color` property, which `currentcolor` names.
+const COLOR: &Property = &PROPERTIES[0];
 
 /// The user-agent style sheet: HTML's rendering section for `display`, and the colors
 /// Chromium 156 was measured computing for form controls and links in its light color scheme.
@@ -368,9 +372,9 @@ enum Precedence {
 }
 
 impl<U: Upper> HostState<U> {
-    /// The style rules of `element`'s document: the user agent's, then each connected `style`
-    /// element's in tree order. Each is `(author, rule)`.
-    fn style_rules_for(&self, element: NodeKey) -> Vec<(bool, StyleRule)> {
+    /// The style rules of `element`'s document: the user agent's, then (with `authors`) each
+    /// connected `style` element's in tree order. Each is `(author, rule)`.
+    fn style_rules_for(&self, element: NodeKey, authors: bool) -> Vec<(bool, StyleRule)> {
         static USER_AGENT_RULES: std::sync::OnceLock<Vec<StyleRule>> = std::sync::OnceLock::new();
         let mut rules: Vec<(bool, StyleRule)> = USER_AGENT_RULES
             .get_or_init(|| parse_style_sheet(USER_AGENT_SHEET))
@@ -378,7 +382,7 @@ impl<U: Upper> HostState<U> {
             .map(|r| (false, r.clone()))
             .collect();
         let doc = self.node_document(element);
-        if let Some(root) = self.document_node(doc) {
+        if let Some(root) = self.document_node(doc).filter(|_| authors) {
             for style in self.descendant_elements(root) {
                 if self.is_html(style, "style") {
                     let text = self.text_content(style).unwrap_or_default();
@@ -392,8 +396,9 @@ impl<U: Upper> HostState<U> {
     /// The cascaded value of `property` for `element`: the declaration that wins the
     /// cascade, by origin and importance, then specificity, then order of appearance.
     /// Declarations whose value is not valid for the property were dropped when parsed, so they
-    /// take no part.
-    fn cascaded_value(&self, element: NodeKey, p: &Property) -> Option<String> {
+    /// take no part. Without `authors`, only the user agent's origin cascades (what `revert`
+    /// in an author's declaration rolls back to).
+    fn cascaded_value(&self, element: NodeKey, p: &Property, authors: bool) -> Option<String> {
         let property = p.name;
         let mut best: Option<((Precedence, Specificity, usize), String)> = None;
         let mut order = 0usize;
@@ -402,7 +407,7 @@ impl<U: Upper> HostState<U> {
                 best = Some((key, value.to_string()));
             }
         };
-        for (author, rule) in self.style_rules_for(element) {
+        for (author, rule) in self.style_rules_for(element, authors) {
             let Ok(Some(specificity)) = self.matching_specificity(element, &rule.selectors) else {
                 continue;
             };
@@ -421,7 +426,7 @@ impl<U: Upper> HostState<U> {
                 consider((precedence, specificity, order), &d.value);
             }
         }
-        if let Some(style) = self.attribute(element, "style") {
+        if let Some(style) = self.attribute(element, "style").filter(|_| authors) {
             for d in parse_declarations(style)
                 .into_iter()
                 .filter(|d| d.property == property && valid_for(p, &d.value))
@@ -455,15 +460,18 @@ impl<U: Upper> HostState<U> {
             Some(parent) if depth < 1024 => w.computed(parent, p, depth + 1),
             _ => w.compute(element, p, p.initial, depth),
         };
-        let cascaded = self.cascaded_value(element, p);
-        match cascaded.as_deref().map(str::to_ascii_lowercase).as_deref() {
-            None if p.inherited => inherit(self),
-            None | Some("initial") => self.compute(element, p, p.initial, depth),
+        let lower = |v: &Option<String>| v.as_deref().map(str::to_ascii_lowercase);
+        let mut cascaded = self.cascaded_value(element, p, true);
+        // `revert` (and `revert-layer`, there being no layers) rolls the cascade back to the
+        // user agent's origin, the only one before the author's; the user agent's sheet never
+        // says `revert` itself.
+        if matches!(lower(&cascaded).as_deref(), Some("revert" | "revert-layer")) {
+            cascaded = self.cascaded_value(element, p, false);
+        }
+        match lower(&cascaded).as_deref() {
+            None | Some("unset") if p.inherited => inherit(self),
+            None | Some("unset") | Some("initial") => self.compute(element, p, p.initial, depth),
             Some("inherit") => inherit(self),
-            Some("unset") | Some("revert") | Some("revert-layer") if p.inherited => inherit(self),
-            Some("unset") | Some("revert") | Some("revert-layer") => {
-                self.compute(element, p, p.initial, depth)
-            }
             Some(_) => self.compute(element, p, cascaded.as_deref().unwrap_or(p.initial), depth),
         }
     }
@@ -477,10 +485,10 @@ impl<U: Upper> HostState<U> {
                     // `color: currentcolor` is `inherit`.
                     match self.parent_element(element) {
                         Some(parent) if depth < 1024 => self.computed(parent, p, depth + 1),
-                        _ => PROPERTIES[0].initial.to_string(),
+                        _ => COLOR.initial.to_string(),
                     }
                 }
-                Some(ParsedColor::Current) => self.computed(element, &PROPERTIES[0], depth),
+                Some(ParsedColor::Current) => self.computed(element, COLOR, depth),
                 Some(ParsedColor::Value(v)) => v,
                 None => p.initial.to_string(),
             },
@@ -569,6 +577,11 @@ mod tests {
         assert_eq!(v("ButtonFace"), "rgb(239, 239, 239)");
         assert_eq!(v("currentColor"), "currentcolor");
         assert_eq!(v("nocolor"), "invalid");
+    }
+
+    #[test]
+    fn currentcolor_names_the_color_property() {
+        assert_eq!(COLOR.name, "color");
     }
 
     #[test]
