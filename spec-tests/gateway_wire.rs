@@ -332,6 +332,13 @@ fn every_malformed_message_gets_its_json_rpc_error() {
         json!(2),
         -32602,
     );
+    // U+10F800, which stands for a lone surrogate inside the engine, written as itself.
+    expect(
+        &mut w,
+        "{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"tools/call\",\"params\":{\"name\":\"webmcp_wait_for\",\"arguments\":{\"condition\":\"\u{10F800}\"}}}".as_bytes(),
+        json!(21),
+        -32602,
+    );
     expect(
         &mut w,
         br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"webmcp_wait_for","arguments":{"condition":"tools-ready","timeoutMs":1e400}}}"#,

@@ -497,7 +497,11 @@ fn run_in_browser(
     let timeout =
         Duration::from_secs_f64(options.timeout_seconds.unwrap_or(harness_timeout + 20.0));
     match chromium::run_page(&options.browser, &url, scratch, timeout, receiver) {
-        chromium::PageOutcome::Reported(body) => match serde_json::from_str::<PageReport>(&body) {
+        // A subtest's name or message may hold a lone surrogate, which the page's
+        // JSON.stringify writes as an escape that serde_json refuses (text::js_string).
+        chromium::PageOutcome::Reported(body) => match serde_json::from_str::<PageReport>(
+            &crate::text::js_string::unescape_lone_surrogates_in_json(&body),
+        ) {
             Ok(r) => (r.status.clone(), r.message.clone(), Some(r)),
             Err(e) => (
                 "ERROR".to_string(),

@@ -5,6 +5,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use webmcp_ref::scenario::parse_file;
+use webmcp_ref::text::js_string::quoted;
 use webmcp_ref::Schedule;
 
 use super::trace::traced_runs;
@@ -145,7 +146,7 @@ fn reports(list: &Path) -> Result<Vec<(String, String)>, CliError> {
                 names: scenario
                     .subtests
                     .iter()
-                    .map(|s| format!("{:?}", s.name))
+                    .map(|s| quoted(&s.name))
                     .collect::<Vec<_>>()
                     .join(", "),
             }

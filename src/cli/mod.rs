@@ -357,6 +357,8 @@ impl Output {
     /// `value` as pretty JSON, on a line of its own.
     pub fn json(&mut self, value: &impl serde::Serialize) -> Result<(), CliError> {
         let text = serde_json::to_string_pretty(value).map_err(io::Error::from)?;
+        // A lone surrogate (text::js_string) as JSON's escape of it.
+        let text = webmcp_ref::text::js_string::escape_lone_surrogates(&text);
         writeln!(self, "{text}")?;
         Ok(())
     }

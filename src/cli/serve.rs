@@ -78,8 +78,8 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     let gateway = Gateway::start(load_one(&args.file)?, options).map_err(BadInput::from)?;
     let s = gateway.served();
     let about = format!(
-        "webmcp-ref serve: subtest {:?} of {} ({} profile, {} clock)",
-        s.subtest,
+        "webmcp-ref serve: subtest {} of {} ({} profile, {} clock)",
+        webmcp_ref::text::js_string::quoted(&s.subtest),
         s.path,
         s.profile,
         if args.virtual_clock {

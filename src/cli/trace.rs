@@ -13,6 +13,7 @@ use webmcp_ref::report::{self, html};
 use webmcp_ref::scenario::{
     picked_subtests, run_file, FileResult, RunOptions, ScenarioFile, SubtestResult,
 };
+use webmcp_ref::text::js_string::quoted;
 use webmcp_ref::Schedule;
 
 use super::{load_one, BadInput, BudgetArgs, CliError, Exit, Output, ProfileArgs};
@@ -100,11 +101,7 @@ pub fn run(args: Args, out: &mut Output) -> Result<Exit, CliError> {
         .transpose()
         .map_err(BadInput::from)?;
     let scenario = load_one(&args.file)?;
-    let names: Vec<String> = scenario
-        .subtests
-        .iter()
-        .map(|s| format!("{:?}", s.name))
-        .collect();
+    let names: Vec<String> = scenario.subtests.iter().map(|s| quoted(&s.name)).collect();
     let picked: Vec<&str> = picked_subtests(&scenario, args.subtest.as_deref())
         .into_iter()
         .map(|s| s.name.as_str())

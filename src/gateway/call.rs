@@ -128,6 +128,20 @@ impl Driver<'_> {
                 return;
             }
         };
+        // The characters that stand for lone surrogates inside the engine (text::js_string)
+        // cannot come from an agent as themselves.
+        let input_text = input.to_string();
+        if let Some((_, _, c)) = crate::text::js_string::first_reserved(&input_text) {
+            let mut a = super::answers::Answer::error();
+            a.line(format!(
+                "**The arguments of tool {} cannot be given to the page:** {}",
+                a.quote(&name),
+                crate::text::js_string::reserved_message(c)
+            ));
+            a.field("outcome", "bad-arguments");
+            let _ = reply.send(a.finish());
+            return;
+        }
         let w = &mut self.run.world;
         let Some(definition) = w.model_context(doc).tool_map.get(&name).cloned() else {
             let _ = reply.send(call_answer(
@@ -149,7 +163,7 @@ impl Driver<'_> {
                 Value::string(w.documents[doc].origin.serialize()),
             ),
         ]);
-        let input = Value::from_json_str(&input.to_string()).unwrap_or(Value::object(Vec::new()));
+        let input = Value::from_json_str(&input_text).unwrap_or(Value::object(Vec::new()));
         let options = Value::object(vec![("signal".into(), Value::Signal(signal))]);
         w.harness_note(|w| format!("the agent calls {name:?} in {}", w.label(doc)));
         let promise = w.execute_tool(doc, registered, input, options);

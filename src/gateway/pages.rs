@@ -11,6 +11,7 @@ use super::driver::Driver;
 use super::tools::PageTool;
 use crate::host::keys::{DocumentKey, NavigableKey};
 use crate::prelude::*;
+use crate::text::js_string::{to_scalar_values, unescape_lone_surrogates_in_json};
 
 impl Driver<'_> {
     pub(super) fn refresh_pages(&mut self) {
@@ -157,10 +158,10 @@ impl Driver<'_> {
                     page_id: l.page_id,
                     frame: w.navigables[l.nav].label.clone(),
                     document: d.label.clone(),
-                    name: t.name.clone(),
-                    title: t.title.clone(),
-                    description: t.description.clone(),
-                    input_schema: t.input_schema.clone(),
+                    name: for_agent(&t.name),
+                    title: t.title.as_deref().map(for_agent),
+                    description: for_agent(&t.description),
+                    input_schema: for_agent(&unescape_lone_surrogates_in_json(&t.input_schema)),
                     read_only: t.annotations.is_some_and(|a| a.read_only_hint),
                     untrusted_content: t.annotations.is_some_and(|a| a.untrusted_content_hint),
                     origin: d.origin.serialize(),
@@ -169,6 +170,12 @@ impl Driver<'_> {
             })
             .collect()
     }
+}
+
+/// A page's string as the agent gets it: in UTF-8, where a lone surrogate (text::js_string)
+/// is U+FFFD, as a browser's conversion of a page's string to UTF-8 makes it.
+pub(super) fn for_agent(s: &str) -> String {
+    to_scalar_values(s).into_owned()
 }
 
 /// A tool of an open page, as the gateway lists it.

@@ -7,7 +7,8 @@
 //! request, an id a request in progress already uses, too many requests at once), `-32602`
 //! (invalid params: params that are not an object, `tools/call` with a `name` that is not a
 //! string or `arguments` that are not an object, a number out of range or a lone surrogate in
-//! an otherwise well-formed request). A malformed notification or response cannot be answered:
+//! an otherwise well-formed request, or U+10F800 to U+10FFFF, which stand for lone surrogates
+//! inside the engine). A malformed notification or response cannot be answered:
 //! it gets a line on stderr. When the input ends, [`Lines::closed`] says so at once, so that
 //! the server can stop without waiting for requests still under way.
 //!
@@ -323,6 +324,15 @@ fn check(line: Line, in_flight: &Mutex<HashSet<String>>) -> Checked {
         Ok(v) => v,
         Err(e) => return unparsable(text, &e),
     };
+    // The characters that stand for lone surrogates inside the engine (text::js_string) are
+    // refused as a lone surrogate's escape is.
+    if let Some((_, column, c)) = crate::text::js_string::first_reserved(text) {
+        let why = format!(
+            "Invalid params: at column {column}: {}",
+            crate::text::js_string::reserved_message(c)
+        );
+        return answer_or_log(find_id(text), INVALID_PARAMS, why);
+    }
     let Value::Object(message) = &value else {
         let what = if value.is_array() {
             "batches are not supported: send one message per line"

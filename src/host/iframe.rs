@@ -250,7 +250,9 @@ pub trait IframeElements: Host {
     fn iframe_src_url(&self, element: NodeKey) -> Option<Url> {
         let src = self.attribute(element, "src").filter(|s| !s.is_empty())?;
         let doc = self.node_document(element);
-        self.documents[doc].url.join(src).ok()
+        // The URL parser reads a scalar value string (a lone surrogate becomes U+FFFD).
+        let src = crate::text::js_string::to_scalar_values(src);
+        self.documents[doc].url.join(&src).ok()
     }
 
     /// <https://html.spec.whatwg.org/multipage/iframe-embed-object.html#navigate-an-iframe-or-frame>:

@@ -962,7 +962,8 @@ impl<U: Upper> HostState<U> {
 }
 
 fn parse_url(url: &str) -> Result<Url, HostError> {
-    Url::parse(url).map_err(|e| HostError::BadUrl {
+    // The URL parser reads a scalar value string (a lone surrogate becomes U+FFFD).
+    Url::parse(&crate::text::js_string::to_scalar_values(url)).map_err(|e| HostError::BadUrl {
         url: url.into(),
         reason: e.to_string(),
     })

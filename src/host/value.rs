@@ -585,7 +585,9 @@ impl Value {
 
     /// `JSON.parse` of a string, as a plain value.
     pub fn from_json_str(s: &str) -> Result<Value, ErrorValue> {
-        let parsed: serde_json::Value = serde_json::from_str(s)
+        // JSON's grammar allows an escaped lone surrogate, which serde_json refuses.
+        let s = crate::text::js_string::unescape_lone_surrogates_in_json(s);
+        let parsed: serde_json::Value = serde_json::from_str(&s)
             .map_err(|e| ErrorValue::named("SyntaxError", format!("JSON.parse: {e}")))?;
         Ok(Value::from_json(&parsed))
     }
@@ -615,8 +617,10 @@ impl<U: Upper> HostState<U> {
             Value::Window(d) => format!("window of {}", self.label(*d)),
             Value::Controller(s) => format!("controller {}", self.signals[*s].label),
             Value::Signal(s) => format!("signal of {}", self.signals[*s].label),
-            Value::Error(e) => format!("{}({:?})", e.name, e.message),
-            Value::String(s) => format!("{s:?}"),
+            Value::Error(e) => {
+                format!("{}({})", e.name, crate::text::js_string::quoted(&e.message))
+            }
+            Value::String(s) => crate::text::js_string::quoted(s),
             Value::Function(_) => "function".into(),
             Value::Node(n) => self.describe_node(*n),
             Value::Platform(o) => format!("{} of {}", o.interface(), self.label(o.realm())),
@@ -715,7 +719,13 @@ fn write_json_string(s: &str, out: &mut String) {
             c if (c as u32) < 0x20 => {
                 let _ = write!(out, "\\u{:04x}", c as u32);
             }
-            c => out.push(c),
+            // Well-formed JSON.stringify writes a lone surrogate as its escape.
+            c => match crate::text::js_string::as_lone_surrogate(c) {
+                Some(unit) => {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+                None => out.push(c),
+            },
         }
     }
     out.push('"');
@@ -746,6 +756,15 @@ mod tests {
             .is_err());
         assert_eq!(Value::number(f64::NAN).to_json_string().unwrap(), "null");
         assert_eq!(number_to_js_string(1e21), "1e+21");
+    }
+
+    #[test]
+    fn a_lone_surrogate_is_escaped_by_stringify_and_read_back_by_parse() {
+        let lone = crate::text::js_string::lone_surrogate(0xD800).unwrap();
+        let v = Value::object(vec![("t".into(), Value::string(format!("a{lone}")))]);
+        let json = v.to_json_string().unwrap();
+        assert_eq!(json, r#"{"t":"a\ud800"}"#);
+        assert_eq!(Value::from_json_str(&json).unwrap(), v);
     }
 
     #[test]

@@ -29,6 +29,16 @@ pub fn to_idl_string(v: &Value) -> String {
     }
 }
 
+/// Web IDL's conversion of a value to `USVString`: ToString, then each lone surrogate replaced
+/// by U+FFFD.
+pub fn to_usv_string(v: &Value) -> String {
+    let s = to_idl_string(v);
+    match crate::text::js_string::to_scalar_values(&s) {
+        std::borrow::Cow::Borrowed(_) => s,
+        std::borrow::Cow::Owned(fixed) => fixed,
+    }
+}
+
 /// A dictionary member: absent and `undefined` are the same.
 pub fn member<'a>(dict: &'a Value, key: &str) -> Option<&'a Value> {
     dict.get(key).filter(|v| **v != Value::Undefined)

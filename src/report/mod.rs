@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::text::escape::{cut, READABLE_CHARS};
+use crate::text::js_string::quoted;
 
 use serde_json::json;
 
@@ -38,7 +39,8 @@ pub fn replay_command(
     let mut cmd = format!(
         "webmcp-ref trace {} --subtest {} --profile {}",
         shell(path),
-        shell_quoted(subtest),
+        // A lone surrogate as the escape `--subtest` reads (text::js_string).
+        shell_quoted(&crate::text::js_string::escape_lone_surrogates(subtest)),
         shell(profile)
     );
     for s in sets {
@@ -83,7 +85,12 @@ pub fn human(results: &[FileResult], sets: &[String], verbose: bool) -> String {
                 continue;
             }
             let status = sub.status.name();
-            let _ = writeln!(out, "    {status}  {:?} (line {})", sub.name, sub.line);
+            let _ = writeln!(
+                out,
+                "    {status}  {} (line {})",
+                quoted(&sub.name),
+                sub.line
+            );
             for e in sub
                 .expectations
                 .iter()
@@ -282,7 +289,7 @@ pub fn differences(runs: &[(String, Vec<FileResult>)]) -> String {
                 continue;
             }
             any = true;
-            let _ = writeln!(out, "{} :: {:?}", file.path, sub.name);
+            let _ = writeln!(out, "{} :: {}", file.path, quoted(&sub.name));
             write_table(&mut out, &names, &rows, 5);
         }
     }
@@ -488,8 +495,11 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
         if let Some(why) = &e.not_run {
             let _ = writeln!(
                 out,
-                "{:<10} {} :: {:?} [{}]\n           {why}",
-                "NOT RUN", e.file, e.subtest, e.profile
+                "{:<10} {} :: {} [{}]\n           {why}",
+                "NOT RUN",
+                e.file,
+                quoted(&e.subtest),
+                e.profile
             );
             continue;
         }
@@ -502,8 +512,8 @@ pub fn explorations_human(results: &[crate::explore::Exploration], sets: &[Strin
         };
         let _ = writeln!(
             out,
-            "{verdict:<10} {} :: {:?} [{}]\n           {} {}, {} distinct states ({} met again), {} units run, {} schedules run to the end{}",
-            e.file, e.subtest, e.profile, e.schedules, counted_as(e), e.states, e.merged, e.units, e.leaves_run,
+            "{verdict:<10} {} :: {} [{}]\n           {} {}, {} distinct states ({} met again), {} units run, {} schedules run to the end{}",
+            e.file, quoted(&e.subtest), e.profile, e.schedules, counted_as(e), e.states, e.merged, e.units, e.leaves_run,
             match (e.seed, &e.stopped_by) {
                 (Some(seed), _) => format!(" (seed {seed})"),
                 (None, Some(why)) => format!(" (stopped by {why})"),

@@ -8,6 +8,8 @@ use serde_json::json;
 
 use crate::scenario::SubtestResult;
 use crate::text::escape::{cut, READABLE_CHARS};
+use crate::text::js_string::escape_lone_surrogates;
+use crate::text::js_string::quoted;
 
 /// The trace of one subtest run under `profile`, with the schedule that produced it, its
 /// result, and each expectation that failed.
@@ -24,7 +26,7 @@ pub fn write_human(
     sub: &SubtestResult,
     profile: &str,
 ) -> io::Result<()> {
-    writeln!(out, "== {path} :: {:?} [{profile}] ==", sub.name)?;
+    writeln!(out, "== {path} :: {} [{profile}] ==", quoted(&sub.name))?;
     writeln!(
         out,
         "schedule: {}  ({} choice points, {} units, {} ms virtual)",
@@ -65,13 +67,15 @@ pub fn write_jsonl(
     sub: &SubtestResult,
     profile: &str,
 ) -> Result<(), serde_json::Error> {
+    // A lone surrogate (text::js_string) is written as JSON's escape of it.
+    let mut line = |text: String| {
+        writeln!(out, "{}", escape_lone_surrogates(&text)).map_err(serde_json::Error::io)
+    };
     let header = json!({"kind": "subtest", "file": path, "subtest": sub.name, "profile": profile, "schedule": sub.schedule});
-    writeln!(out, "{header}").map_err(serde_json::Error::io)?;
+    line(header.to_string())?;
     for e in sub.trace.iter().filter(|e| e.is_printed()) {
-        serde_json::to_writer(&mut *out, e)?;
-        writeln!(out).map_err(serde_json::Error::io)?;
+        line(serde_json::to_string(e)?)?;
     }
     let footer = json!({"kind": "result", "status": sub.status, "messages": sub.messages, "expectations": sub.expectations});
-    writeln!(out, "{footer}").map_err(serde_json::Error::io)?;
-    Ok(())
+    line(footer.to_string())
 }

@@ -23,6 +23,7 @@ use serde_json::json;
 use super::metadata::{Expectation, Metadata, RunInfo};
 use crate::engine::profile::Profile;
 use crate::scenario::{FileResult, Status, SubtestResult};
+use crate::text::js_string::quoted;
 
 /// Where a path is, absolute: the file itself when it exists, else the path made absolute
 /// against the working directory, `.` and `..` resolved by their names.
@@ -342,7 +343,7 @@ fn error_message(f: &FileResult) -> serde_json::Value {
         .subtests
         .iter()
         .filter(|s| s.status == Status::Error)
-        .map(|s| format!("subtest {:?}: {}", s.name, s.messages.join("; ")))
+        .map(|s| format!("subtest {}: {}", quoted(&s.name), s.messages.join("; ")))
         .collect();
     if errors.is_empty() {
         serde_json::Value::Null

@@ -39,6 +39,15 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
         column,
         message,
     };
+    // A lone surrogate is written as an escape (`"\uD800"`); the characters that stand for
+    // lone surrogates inside the engine may not be written as themselves (text::js_string).
+    if let Some((line, column, c)) = crate::text::js_string::first_reserved(source) {
+        return Err(err(
+            line as u32,
+            column as u32,
+            crate::text::js_string::reserved_message(c),
+        ));
+    }
     let mut title = None;
     let mut mirrors = Vec::new();
     let mut spec = Vec::new();

@@ -496,7 +496,7 @@ fn window_member<W: ScriptHost>(w: &W, d: DocumentKey, member: WindowMember) -> 
         // not something a page can see, and an exported test reads the names from getTools().
         WindowMember::Tools => {
             let mut names = w.tool_names(d);
-            names.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            names.sort_by(|a, b| crate::text::js_string::cmp_code_units(a, b));
             Value::Array(names.into_iter().map(Value::String).collect())
         }
         WindowMember::Pending => Value::number(w.pending_tool_readiness_promises(d) as f64),
@@ -514,7 +514,7 @@ fn value_member<W: ScriptHost>(w: &W, target: &Value, prop: &str, harness: bool)
         (Value::Error(e), "name") => Value::string(&e.name),
         (Value::Error(e), "message") => Value::string(&e.message),
         (Value::Array(items), "length") => Value::number(items.len() as f64),
-        (Value::String(s), "length") => Value::number(s.encode_utf16().count() as f64),
+        (Value::String(s), "length") => Value::number(crate::text::js_string::length(s) as f64),
         (Value::Promise(p), "state") if harness => Value::string(w.promise_state(*p).name()),
         (Value::Event(e), _) => return w.event_member(*e, prop),
         // A document's node (one without a browsing context, as script holds it).

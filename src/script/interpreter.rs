@@ -310,7 +310,7 @@ pub trait Interpreter: ScriptHost {
                         }
                     }
                 }
-                let made = Value::String(text);
+                let made = Value::String(crate::text::js_string::pair_up(text));
                 pay(self.made(&made, made.size()))?;
                 let Value::String(text) = made else {
                     return Ok(Flow::Next);
@@ -606,7 +606,8 @@ pub trait Interpreter: ScriptHost {
                         break;
                     }
                 }
-                let v = Value::String(text);
+                // Concatenated code units: halves of a pair written apart make the pair.
+                let v = Value::String(crate::text::js_string::pair_up(text));
                 pay(self.made(&v, v.size()))?;
                 Ok(v)
             }

@@ -104,7 +104,8 @@ pub fn key(name: &str) -> String {
 /// U+2028 and U+2029 as escapes (line terminators to an engine older than ES2019).
 pub fn string(s: &str) -> String {
     let quoted = serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-    quoted
+    // A lone surrogate as its escape (text::js_string).
+    crate::text::js_string::escape_lone_surrogates(&quoted)
         .replace("</", "<\\/")
         .replace("<!--", "<\\!--")
         .replace('\u{2028}', "\\u2028")
@@ -136,7 +137,10 @@ pub fn template_text(s: &str) -> String {
             '\u{2028}' => out.push_str("\\u2028"),
             '\u{2029}' => out.push_str("\\u2029"),
             '<' if chars.peek() == Some(&'/') => out.push_str("<\\"),
-            c => out.push(c),
+            c => match crate::text::js_string::as_lone_surrogate(c) {
+                Some(unit) => out.push_str(&format!("\\u{unit:04x}")),
+                None => out.push(c),
+            },
         }
     }
     out

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::text::js_string::{lone_surrogate, pair_up};
+
 /// A token's kind.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tok {
@@ -199,7 +201,7 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
                 }
             }
             out.push(Token {
-                tok: Tok::Str(s),
+                tok: Tok::Str(pair_up(s)),
                 line,
                 column,
             });
@@ -373,7 +375,7 @@ fn template(
         match ch {
             '`' => {
                 if !text.is_empty() {
-                    pieces.push(TemplatePiece::Text(text));
+                    pieces.push(TemplatePiece::Text(pair_up(text)));
                 }
                 return Ok((pieces, i + 1));
             }
@@ -417,7 +419,7 @@ fn template(
             }
             '$' if chars.get(i + 1) == Some(&'{') => {
                 if !text.is_empty() {
-                    pieces.push(TemplatePiece::Text(std::mem::take(&mut text)));
+                    pieces.push(TemplatePiece::Text(pair_up(std::mem::take(&mut text))));
                 }
                 let (sub_line, sub_column) = pos(i);
                 let inner_start = i + 2;
@@ -481,10 +483,12 @@ fn code_unit(chars: &[char], at: usize) -> Option<u32> {
 }
 
 /// The escape after `\u` (at `at`, just past the `u`): `XXXX`, a surrogate pair
-/// `\uD83D\uDE00` (as JavaScript reads one), or `{X...}`. Returns the character and where the
-/// string goes on, or where the escape is wrong and why. A lone surrogate is refused: the
-/// engine's strings are Unicode text, and cannot hold half of a pair (JavaScript's can).
+/// `\uD83D\uDE00`, or `{X...}`. Returns the character and where the string goes on, or where
+/// the escape is wrong and why. A surrogate that is not half of a pair here is a lone surrogate,
+/// as in JavaScript (see `text::js_string`); the string it ends up in pairs a high one with a low
+/// one that a later escape writes (`"\uD83D\u{DE00}"`).
 fn unicode_escape(chars: &[char], at: usize) -> Result<(char, usize), (usize, String)> {
+    let lone = |unit: u32| lone_surrogate(unit as u16).expect("a surrogate");
     if chars.get(at) == Some(&'{') {
         let digits: String = chars[at + 1..]
             .iter()
@@ -495,15 +499,18 @@ fn unicode_escape(chars: &[char], at: usize) -> Result<(char, usize), (usize, St
             .then(|| u32::from_str_radix(&digits, 16).ok())
             .flatten();
         return match code {
-            Some(c) if (0xD800..=0xDFFF).contains(&c) => Err((
-                at,
-                format!("\\u{{{digits}}} is a lone surrogate: a string here holds Unicode characters, not halves of a pair"),
-            )),
+            Some(c) if (0xD800..=0xDFFF).contains(&c) => Ok((lone(c), end + 1)),
             Some(c) => match char::from_u32(c) {
                 Some(ch) => Ok((ch, end + 1)),
-                None => Err((at, format!("\\u{{{digits}}} is past U+10FFFF, the last code point"))),
+                None => Err((
+                    at,
+                    format!("\\u{{{digits}}} is past U+10FFFF, the last code point"),
+                )),
             },
-            None => Err((at, "expected \\u{X...}: one to six hex digits between braces".into())),
+            None => Err((
+                at,
+                "expected \\u{X...}: one to six hex digits between braces".into(),
+            )),
         };
     }
     let found = || chars.iter().skip(at).take(4).collect::<String>();
@@ -525,18 +532,15 @@ fn unicode_escape(chars: &[char], at: usize) -> Result<(char, usize), (usize, St
             match low {
                 Some(low) => {
                     let c = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                    Ok((char::from_u32(c).expect("a surrogate pair is a code point"), at + 10))
+                    Ok((
+                        char::from_u32(c).expect("a surrogate pair is a code point"),
+                        at + 10,
+                    ))
                 }
-                None => Err((
-                    at,
-                    format!("\\u{unit:04X} is a high surrogate not followed by a low one (\\uDC00 to \\uDFFF): a string here holds Unicode characters, not halves of a pair"),
-                )),
+                None => Ok((lone(unit), at + 4)),
             }
         }
-        0xDC00..=0xDFFF => Err((
-            at,
-            format!("\\u{unit:04X} is a low surrogate without a high one before it: a string here holds Unicode characters, not halves of a pair"),
-        )),
+        0xDC00..=0xDFFF => Ok((lone(unit), at + 4)),
         _ => Ok((char::from_u32(unit).expect("not a surrogate"), at + 4)),
     }
 }
@@ -646,7 +650,7 @@ mod tests {
     }
 
     #[test]
-    fn unicode_escapes_read_surrogate_pairs_and_braces_and_refuse_a_lone_half() {
+    fn unicode_escapes_read_surrogate_pairs_and_braces_and_keep_a_lone_half() {
         let text = |src: &str| match lex(src, &[]).map(|t| t[0].tok.clone()) {
             Ok(Tok::Str(s)) => Ok(s),
             Ok(other) => panic!("{other:?}"),
@@ -654,13 +658,16 @@ mod tests {
         };
         assert_eq!(text(r#""\ud83d\ude00""#).unwrap(), "\u{1F600}");
         assert_eq!(text(r#""\u{1F600}\u0041""#).unwrap(), "\u{1F600}A");
-        let lone = text(r#""\ud83d!""#).unwrap_err();
-        assert!(
-            lone.contains("high surrogate not followed by a low one"),
-            "{lone}"
+        let high = lone_surrogate(0xD83D).unwrap();
+        let low = lone_surrogate(0xDE00).unwrap();
+        assert_eq!(text(r#""\ud83d!""#).unwrap(), format!("{high}!"));
+        assert_eq!(text(r#""\ude00\ud83d""#).unwrap(), format!("{low}{high}"));
+        // Halves written by two escapes of different forms are still one pair.
+        assert_eq!(text(r#""\ud83d\u{de00}""#).unwrap(), "\u{1F600}");
+        assert_eq!(
+            text(r#""\u{D800}""#).unwrap(),
+            lone_surrogate(0xD800).unwrap().to_string()
         );
-        let low = text(r#""\ude00""#).unwrap_err();
-        assert!(low.contains("low surrogate without a high one"), "{low}");
         let bad = text(r#""\u12""#).unwrap_err();
         assert!(bad.contains("expected four hex digits"), "{bad}");
     }

@@ -15,6 +15,7 @@
 /// (C0 but tab, DEL, C1), or a bidirectional embedding, override, isolate or mark.
 fn unsafe_for_terminal(c: char) -> bool {
     (c.is_control() && c != '\t')
+        || super::js_string::as_lone_surrogate(c).is_some()
         || matches!(
             c,
             '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
@@ -29,10 +30,12 @@ fn js_line_terminator(c: char) -> bool {
 /// `c` written as a `\u` escape (`\u{...}` beyond the Basic Multilingual Plane).
 fn unicode_escape(c: char, out: &mut String) {
     use std::fmt::Write as _;
-    let _ = if (c as u32) < 0x10000 {
-        write!(out, "\\u{:04x}", c as u32)
+    // A lone surrogate (js_string) as the escape of its code unit.
+    let c_or_unit = super::js_string::as_lone_surrogate(c).map_or(c as u32, u32::from);
+    let _ = if c_or_unit < 0x10000 {
+        write!(out, "\\u{c_or_unit:04x}")
     } else {
-        write!(out, "\\u{{{:x}}}", c as u32)
+        write!(out, "\\u{{{c_or_unit:x}}}")
     };
 }
 
@@ -81,7 +84,10 @@ pub fn js_string(text: &str) -> String {
     for c in json.chars() {
         match c {
             '\u{2028}' | '\u{2029}' | '<' => unicode_escape(c, &mut out),
-            c => out.push(c),
+            c => match super::js_string::as_lone_surrogate(c) {
+                Some(unit) => out.push_str(&format!("\\u{unit:04x}")),
+                None => out.push(c),
+            },
         }
     }
     out
@@ -211,7 +217,9 @@ pub fn markdown_cell_code(text: &str) -> String {
 
 /// Text for HTML: `&`, `<`, `>` and `"` as references.
 pub fn html(text: &str) -> String {
-    text.replace('&', "&amp;")
+    // A lone surrogate (js_string) shows as its escape.
+    super::js_string::escape_lone_surrogates(text)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")

@@ -77,6 +77,8 @@ pub trait ExecuteTool: WebMcpHost {
             }
             let name = required_string(dict, "name", T)?;
             let origin = required_string(dict, "origin", T)?;
+            // `origin` is a USVString: each lone surrogate becomes U+FFFD.
+            let origin = crate::text::js_string::to_scalar_values(&origin).into_owned();
             let window = match dict.and_then(|d| member(d, "window")) {
                 Some(Value::Window(d)) => *d,
                 Some(_) => {

@@ -14,7 +14,7 @@ use crate::host::origin::Origin;
 use crate::host::parallel::ParallelStepKind;
 use crate::host::spec::step_index;
 use crate::host::value::{ErrorValue, Value};
-use crate::host::webidl::{dictionary_value, member, to_idl_string};
+use crate::host::webidl::{dictionary_value, member, to_usv_string};
 use crate::{return_rejected, step};
 
 /// `getTools()`'s algorithms.
@@ -32,7 +32,7 @@ pub trait GetTools: WebMcpHost {
             ),
             Ok(dict) => match dict.and_then(|d| member(d, "fromOrigins")) {
                 None => None,
-                Some(Value::Array(items)) => Some(items.iter().map(to_idl_string).collect::<Vec<_>>()),
+                Some(Value::Array(items)) => Some(items.iter().map(to_usv_string).collect::<Vec<_>>()),
                 Some(_) => return_rejected!(
                     self,
                     CONVERT_DICTIONARY,
@@ -292,7 +292,7 @@ pub trait GetTools: WebMcpHost {
             }
         }
         // 8.4. Sort by name, in code unit order.
-        tools.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+        tools.sort_by(|(a, _), (b, _)| crate::text::js_string::cmp_code_units(a, b));
         step!(
             self,
             GET_TOOLS,

@@ -22,7 +22,7 @@ use crate::host::parallel::ParallelStepKind;
 use crate::host::spec::step_index;
 use crate::host::value::{ErrorValue, Value};
 use crate::host::webidl::{
-    convert_signal, dictionary_value, member, required_string, to_boolean, to_idl_string,
+    convert_signal, dictionary_value, member, required_string, to_boolean, to_usv_string,
 };
 use crate::host::Running;
 use crate::{return_rejected, step};
@@ -46,7 +46,7 @@ pub(crate) struct RegisterToolOptions {
 /// Whether a tool name has the form the text allows: 1 to 128 code units, each an ASCII
 /// alphanumeric, `_`, `-` or `.`. `Err` says what is wrong with it.
 pub fn check_tool_name(name: &str) -> Result<(), String> {
-    let length = name.encode_utf16().count();
+    let length = crate::text::js_string::length(name);
     if let Some(c) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
@@ -817,7 +817,7 @@ pub(crate) fn convert_model_context_tool(tool: &Value) -> Result<ModelContextToo
         }
     };
     let name = required_string(dict, "name", T)?;
-    let title = dict.and_then(|d| member(d, "title")).map(to_idl_string);
+    let title = dict.and_then(|d| member(d, "title")).map(to_usv_string);
     Ok(ModelContextTool {
         name,
         title,
@@ -847,7 +847,7 @@ pub(crate) fn convert_register_tool_options(
     let dict = dictionary_value(options, T)?;
     let exposed_to = match dict.and_then(|d| member(d, "exposedTo")) {
         None => None,
-        Some(Value::Array(items)) => Some(items.iter().map(to_idl_string).collect()),
+        Some(Value::Array(items)) => Some(items.iter().map(to_usv_string).collect()),
         Some(_) => {
             return Err(ErrorValue::type_error(format!(
                 "Failed to read the 'exposedTo' property from '{T}': The provided value cannot be converted to a sequence."

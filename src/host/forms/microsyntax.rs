@@ -375,7 +375,7 @@ pub fn strip_and_collapse_ascii_whitespace(s: &str) -> String {
 
 /// The length of a string as JavaScript counts it (UTF-16 code units).
 pub fn js_length(s: &str) -> usize {
-    s.encode_utf16().count()
+    crate::text::js_string::length(s)
 }
 
 #[cfg(test)]

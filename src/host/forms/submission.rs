@@ -49,11 +49,13 @@ pub enum EntryValue {
 
 impl Entry {
     /// <https://html.spec.whatwg.org/multipage/form-control-infrastructure.html#create-an-entry>
-    /// with a string value (lone surrogates cannot occur in a Rust string).
+    /// with a string value: the name and the value are converted to scalar value strings (each
+    /// lone surrogate becomes U+FFFD).
     pub fn string(name: &str, value: &str) -> Entry {
+        use crate::text::js_string::to_scalar_values;
         Entry {
-            name: name.into(),
-            value: EntryValue::String(value.into()),
+            name: to_scalar_values(name).into_owned(),
+            value: EntryValue::String(to_scalar_values(value).into_owned()),
         }
     }
 

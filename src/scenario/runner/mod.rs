@@ -238,6 +238,8 @@ pub fn picked_subtests<'a>(file: &'a ScenarioFile, wanted: Option<&str>) -> Vec<
     let Some(wanted) = wanted else {
         return file.subtests.iter().collect();
     };
+    // A lone surrogate in a name is typed as its escape (text::js_string).
+    let wanted = &*crate::text::js_string::unescape_typed(wanted);
     let exact: Vec<&Subtest> = file.subtests.iter().filter(|s| s.name == wanted).collect();
     if !exact.is_empty() {
         return exact;
