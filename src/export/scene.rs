@@ -114,6 +114,7 @@ impl TestScene {
                 // A computed document is not exported (the script's emission said so).
                 StmtKind::Remove(_) | StmtKind::Navigate { .. } => {}
                 StmtKind::Eval { .. }
+                | StmtKind::SetMember { .. }
                 | StmtKind::Log(_)
                 | StmtKind::Return(_)
                 | StmtKind::Throw(_)

@@ -228,9 +228,10 @@ fn block_navigates(block: &Block) -> bool {
                 || block_navigates(then)
                 || otherwise.as_deref().is_some_and(block_navigates)
         }
-        StmtKind::Eval { expr, .. } | StmtKind::Return(expr) | StmtKind::Throw(expr) => {
-            expr_navigates(expr)
-        }
+        StmtKind::Eval { expr, .. }
+        | StmtKind::SetMember { value: expr, .. }
+        | StmtKind::Return(expr)
+        | StmtKind::Throw(expr) => expr_navigates(expr),
         // The values settled and removed are read, not run.
         StmtKind::Log(_)
         | StmtKind::Resolve { .. }

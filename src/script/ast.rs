@@ -115,6 +115,13 @@ pub enum StmtKind {
         once: bool,
         body: Arc<Block>,
     },
+    /// `TARGET.MEMBER = EXPR`: a setter of an IDL attribute (an element's `value`, `checked`,
+    /// `disabled`...), run with the value converted as Web IDL converts it.
+    SetMember {
+        target: Expr,
+        member: String,
+        value: Expr,
+    },
     /// `top.ontoolchange = { ... }` or `= null`.
     SetHandler {
         target: Expr,

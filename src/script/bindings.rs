@@ -11,11 +11,14 @@ use crate::host::dom::attributes::Attributes;
 use crate::host::dom::parser::Parsing;
 use crate::host::dom::tree::Tree;
 use crate::host::dom::Dispatch;
+use crate::host::forms::input::Controls;
 use crate::host::forms::reset::Resetting;
+use crate::host::forms::select::Selects;
 use crate::host::forms::submission::Submission;
 use crate::host::keys::{DocumentKey, NodeKey};
 use crate::host::promise::ThenBehaviour;
 use crate::host::value::{ErrorValue, PlatformObject, Unserializable, Value};
+use crate::host::webidl::to_boolean;
 use crate::host::Completion;
 use crate::step;
 use crate::webmcp::prelude::*;
@@ -522,9 +525,13 @@ fn value_member<W: ScriptHost>(w: &W, target: &Value, prop: &str, harness: bool)
             .body(w.node_document(*n))
             .map(Value::Node)
             .unwrap_or(Value::Null),
-        (Value::Node(n), "value") => Value::string(w.value(*n)),
-        (Value::Node(n), "checked") => Value::Bool(w.checkedness(*n)),
-        (Value::Node(n), "selected") => Value::Bool(w.selectedness(*n)),
+        (Value::Node(n), _) if element_attribute(w, *n, prop).is_some() => {
+            element_member(w, *n, prop)
+        }
+        // An element without that IDL attribute: no such property, `undefined`.
+        (Value::Node(n), _) if w.element(*n).is_some() && ELEMENT_MEMBERS.contains(&prop) => {
+            Value::Undefined
+        }
         (Value::Object(_), _) => target.get(prop).cloned().unwrap_or(Value::Undefined),
         _ => return None,
     })
@@ -761,8 +768,176 @@ impl ElementMethod {
     }
 }
 
-/// The members of an element a script or an expectation can read.
-pub const ELEMENT_MEMBERS: &[&str] = &["value", "checked", "selected"];
+/// The members of an element a script or an expectation can read, and a script can set
+/// (`E.value = "x"`): IDL attributes of HTML's elements, on the elements that have them.
+pub const ELEMENT_MEMBERS: &[&str] = &[
+    "value",
+    "defaultValue",
+    "checked",
+    "defaultChecked",
+    "indeterminate",
+    "selected",
+    "defaultSelected",
+    "disabled",
+    "required",
+    "readOnly",
+    "multiple",
+    "id",
+    "name",
+    "textContent",
+];
+
+/// What an element's IDL attribute is, for the elements that have it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ElementAttribute {
+    /// `value` (its getter and setter are the control's).
+    Value,
+    /// `defaultValue`.
+    DefaultValue,
+    /// `checked`, `indeterminate`, `selected`: state of the control, not an attribute.
+    Checked,
+    Indeterminate,
+    Selected,
+    /// A boolean that reflects a content attribute (`disabled`, `readOnly` -> `readonly`,
+    /// `defaultChecked` -> `checked`, `defaultSelected` -> `selected`...).
+    ReflectBool(&'static str),
+    /// A `DOMString` that reflects a content attribute (`id`, `name`).
+    ReflectString(&'static str),
+    /// `textContent` (Node).
+    TextContent,
+}
+
+/// The IDL attribute `prop` of `node`, when its interface has it.
+///
+/// <https://html.spec.whatwg.org/multipage/input.html#the-input-element> and the other
+/// elements' IDL blocks; `id` (Element) and `textContent` (Node) are DOM's.
+fn element_attribute<W: ScriptHost>(w: &W, node: NodeKey, prop: &str) -> Option<ElementAttribute> {
+    use ElementAttribute::*;
+    if prop == "textContent" {
+        return Some(TextContent);
+    }
+    w.element(node)?;
+    let name = w.html_name(node).unwrap_or("");
+    let is = |names: &[&str]| names.contains(&name);
+    Some(match prop {
+        "id" => ReflectString("id"),
+        "value" if is(&["input", "textarea", "select", "option", "button", "output"]) => Value,
+        "defaultValue" if is(&["input", "textarea", "output"]) => DefaultValue,
+        "checked" if is(&["input"]) => Checked,
+        "indeterminate" if is(&["input"]) => Indeterminate,
+        "defaultChecked" if is(&["input"]) => ReflectBool("checked"),
+        "selected" if is(&["option"]) => Selected,
+        "defaultSelected" if is(&["option"]) => ReflectBool("selected"),
+        "disabled"
+            if is(&[
+                "button", "fieldset", "input", "optgroup", "option", "select", "textarea",
+            ]) =>
+        {
+            ReflectBool("disabled")
+        }
+        "required" if is(&["input", "select", "textarea"]) => ReflectBool("required"),
+        "readOnly" if is(&["input", "textarea"]) => ReflectBool("readonly"),
+        "multiple" if is(&["input", "select"]) => ReflectBool("multiple"),
+        "name"
+            if is(&[
+                "button", "fieldset", "form", "iframe", "input", "output", "select", "textarea",
+            ]) =>
+        {
+            ReflectString("name")
+        }
+        _ => return None,
+    })
+}
+
+/// The getter of an element's IDL attribute (one [`element_attribute`] found).
+fn element_member<W: ScriptHost>(w: &W, node: NodeKey, prop: &str) -> Value {
+    use ElementAttribute as A;
+    match element_attribute(w, node, prop) {
+        Some(A::Value) => Value::string(w.value(node)),
+        Some(A::DefaultValue) => Value::string(w.default_value(node)),
+        Some(A::Checked) => Value::Bool(w.checkedness(node)),
+        Some(A::Indeterminate) => Value::Bool(w.indeterminate(node)),
+        Some(A::Selected) => Value::Bool(w.selectedness(node)),
+        Some(A::ReflectBool(attr)) => Value::Bool(w.has_attribute(node, attr)),
+        Some(A::ReflectString(attr)) => Value::string(w.attribute(node, attr).unwrap_or("")),
+        // A document or a doctype's textContent is null.
+        Some(A::TextContent) => w.text_content(node).map_or(Value::Null, Value::String),
+        None => Value::Undefined,
+    }
+}
+
+/// `target.member = value` as a script runs it: the setter of an element's IDL attribute
+/// (the value converted as the attribute's type: ToString for a `DOMString`, with `null` as
+/// `""` where the IDL says `[LegacyNullToEmptyString]` or the type is nullable, ToBoolean for a
+/// `boolean`).
+///
+/// A member no setter covers is a TypeError that says so: the engine's plain objects and
+/// arrays are values without identity (no two names can hold the same object), so a member
+/// of one cannot be set; a platform object's other attributes are not modelled.
+pub fn set_member<W: ScriptHost>(
+    w: &mut W,
+    target: &Value,
+    member: &str,
+    value: Value,
+) -> Result<(), Value> {
+    use ElementAttribute as A;
+    let node = match target {
+        Value::Node(n) => *n,
+        Value::Object(_) | Value::Array(_) => {
+            return Err(type_error(format!(
+                "cannot set `{member}` of a plain object or array: the engine's plain values have no identity (no two names hold the same object), so their members are not set in place; make a new object instead"
+            )))
+        }
+        Value::Undefined | Value::Null => {
+            return Err(type_error(format!(
+                "Cannot set properties of {} (setting '{member}')",
+                w.describe_value(target)
+            )))
+        }
+        other => {
+            return Err(type_error(format!(
+                "cannot set `{member}` of {}: the engine models no setter for it",
+                w.describe_value(other)
+            )))
+        }
+    };
+    let Some(attribute) = element_attribute(w, node, member) else {
+        return Err(type_error(format!(
+            "cannot set `{member}` of {}: the engine models no such IDL attribute of it (it sets {})",
+            w.describe_value(target),
+            ELEMENT_MEMBERS.join(", ")
+        )));
+    };
+    let legacy_null_to_empty = matches!(w.html_name(node), Some("input") | Some("textarea"));
+    let string = |v: &Value, null_is_empty: bool| match v {
+        Value::Null if null_is_empty => String::new(),
+        other => other.to_js_string(),
+    };
+    match attribute {
+        A::Value => w
+            .set_value(node, &string(&value, legacy_null_to_empty))
+            .map_err(dom_error)?,
+        A::DefaultValue => w
+            .set_default_value(node, &string(&value, legacy_null_to_empty))
+            .map_err(dom_error)?,
+        A::Checked => w.set_checked(node, to_boolean(&value)),
+        A::Indeterminate => w.set_indeterminate(node, to_boolean(&value)),
+        A::Selected => w.set_selectedness(node, to_boolean(&value)),
+        A::ReflectBool(attr) => {
+            if to_boolean(&value) {
+                w.set_attribute(node, attr, "").map_err(dom_error)?
+            } else {
+                w.remove_attribute(node, attr).map_err(dom_error)?
+            }
+        }
+        A::ReflectString(attr) => w
+            .set_attribute(node, attr, &string(&value, false))
+            .map_err(dom_error)?,
+        // `DOMString?`: null is the empty string.
+        A::TextContent => w.set_text_content(node, &string(&value, true)),
+    }
+    Ok(())
+}
 
 /// `document.querySelector(selectors)`: the first element of the document's tree, in tree
 /// order, that matches; `null` when none does; a `SyntaxError` for selectors that do not

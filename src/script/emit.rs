@@ -185,6 +185,15 @@ pub trait Emit: Scene {
                     None => code.line(format!("{value};")),
                 }
             }
+            StmtKind::SetMember {
+                target,
+                member,
+                value,
+            } => {
+                let target = self.expr(target, locals, Mode::Script)?;
+                let value = self.expr(value, locals, Mode::Script)?;
+                code.line(format!("{} = {value};", js::member(&target, member)));
+            }
             StmtKind::Log(parts) => {
                 let mut text = String::new();
                 for part in parts {

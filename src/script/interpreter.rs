@@ -299,6 +299,16 @@ pub trait Interpreter: ScriptHost {
                 }
                 Ok(Flow::Next)
             }
+            StmtKind::SetMember {
+                target,
+                member,
+                value,
+            } => {
+                let target = self.eval(frame, target)?;
+                let value = self.eval(frame, value)?;
+                bindings::set_member(self, &target, member, value)?;
+                Ok(Flow::Next)
+            }
             StmtKind::Log(parts) => {
                 let mut text = String::new();
                 for part in parts {

@@ -375,6 +375,11 @@ impl ScriptParser {
         } else {
             None
         };
+        if bind.is_none() {
+            if let Some(assignment) = self.member_assignment(p)? {
+                return Ok(assignment);
+            }
+        }
         let awaited = p.eat_keyword("await");
         if p.at_end() {
             return Err(p.error_expected("an expression"));
@@ -385,6 +390,47 @@ impl ScriptParser {
             awaited,
             expr,
         })
+    }
+
+    /// `TARGET.MEMBER = EXPR`, when the statement is one (a `=` after a member
+    /// expression); `None`, with the cursor where it was, when it is not.
+    fn member_assignment(&self, p: &mut Cursor) -> Result<Option<StmtKind>, ParseError> {
+        let has_equals = p.toks[p.pos..]
+            .iter()
+            .any(|t| matches!(t.tok, Tok::Punct("=")));
+        let awaits = matches!(p.peek(), Some(Token { tok: Tok::Ident(w), .. }) if w == "await");
+        if !has_equals || awaits {
+            return Ok(None);
+        }
+        let start = p.pos;
+        let Ok(left) = self.postfix(p) else {
+            p.pos = start;
+            return Ok(None);
+        };
+        if !p.eat_punct("=") {
+            p.pos = start;
+            return Ok(None);
+        }
+        let Expr::Member(target, member) = left else {
+            p.pos = start;
+            return Err(p.error_here(
+                "the left side of `=` is a name (`x = ...`) or a member (`E.value = ...`)".into(),
+            ));
+        };
+        if matches!(p.peek(), Some(Token { tok: Tok::Ident(w), .. }) if w == "await") {
+            return Err(p.error_here(
+                "`await` on the right of a member assignment: bind the awaited value to a name first (`v = await p`, then `E.value = v`)".into(),
+            ));
+        }
+        if p.at_end() {
+            return Err(p.error_expected("an expression"));
+        }
+        let value = self.expr(p)?;
+        Ok(Some(StmtKind::SetMember {
+            target: *target,
+            member,
+            value,
+        }))
     }
 
     /// `` `text ${expr} text` ``: each substitution is a whole expression, parsed from its own

@@ -310,6 +310,11 @@ impl<U: Upper> HostState<U> {
         self.input_state(node).is_some_and(|s| s.checkedness)
     }
 
+    /// An `input`'s `indeterminate` IDL attribute.
+    pub fn indeterminate(&self, node: NodeKey) -> bool {
+        self.input_state(node).is_some_and(|s| s.indeterminate)
+    }
+
     /// Whether the control's value is dirty (changed by the user or by script since its
     /// last reset).
     pub fn dirty_value(&self, node: NodeKey) -> bool {
