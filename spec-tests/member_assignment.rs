@@ -113,3 +113,26 @@ subtest "s"
     assert_eq!(exported.exported().count(), 1);
     assert!(exported.html.contains(r##".value = "cats";"##), "{}", exported.html);
 }
+
+#[test]
+fn inner_html_serializes_noscript_by_the_documents_scripting_flag() {
+    // A page's parser reads a noscript's contents as raw text (scripting enabled), and the
+    // serialization writes them back as they are; a document without a browsing context
+    // (scripting disabled) parses them as elements, whose text is escaped.
+    let r = run(r##"subtest "s"
+  page top https://a.test/
+  html in top:
+    <div id="d"></div>
+  run
+  task in top:
+    d = top.querySelector("#d")
+    d.innerHTML = "<noscript><p>a&b</p></noscript><img alt='&quot;'>"
+    log "{d.innerHTML}"
+    doc = top.implementation.createHTMLDocument()
+    doc.body.innerHTML = "<noscript><p>a&b</p></noscript>"
+    log "{doc.body.innerHTML}"
+  run
+  expect log == ["<noscript><p>a&b</p></noscript><img alt=\"&quot;\">", "<noscript><p>a&amp;b</p></noscript>"]
+"##);
+    assert_eq!(r.subtests[0].status, Status::Pass, "{:?}", r.subtests[0]);
+}

@@ -785,6 +785,7 @@ pub const ELEMENT_MEMBERS: &[&str] = &[
     "id",
     "name",
     "textContent",
+    "innerHTML",
 ];
 
 /// What an element's IDL attribute is, for the elements that have it.
@@ -805,6 +806,8 @@ enum ElementAttribute {
     ReflectString(&'static str),
     /// `textContent` (Node).
     TextContent,
+    /// `innerHTML` (Element): the fragment serialization, and setting it parses a fragment.
+    InnerHtml,
 }
 
 /// The IDL attribute `prop` of `node`, when its interface has it.
@@ -821,6 +824,7 @@ fn element_attribute<W: ScriptHost>(w: &W, node: NodeKey, prop: &str) -> Option<
     let is = |names: &[&str]| names.contains(&name);
     Some(match prop {
         "id" => ReflectString("id"),
+        "innerHTML" => InnerHtml,
         "value" if is(&["input", "textarea", "select", "option", "button", "output"]) => Value,
         "defaultValue" if is(&["input", "textarea", "output"]) => DefaultValue,
         "checked" if is(&["input"]) => Checked,
@@ -862,6 +866,7 @@ fn element_member<W: ScriptHost>(w: &W, node: NodeKey, prop: &str) -> Value {
         Some(A::ReflectString(attr)) => Value::string(w.attribute(node, attr).unwrap_or("")),
         // A document or a doctype's textContent is null.
         Some(A::TextContent) => w.text_content(node).map_or(Value::Null, Value::String),
+        Some(A::InnerHtml) => Value::String(w.inner_html(node)),
         None => Value::Undefined,
     }
 }
@@ -935,6 +940,11 @@ pub fn set_member<W: ScriptHost>(
             .map_err(dom_error)?,
         // `DOMString?`: null is the empty string.
         A::TextContent => w.set_text_content(node, &string(&value, true)),
+        // `[LegacyNullToEmptyString]`; the markup parsed as a fragment in the element's
+        // context replaces its children.
+        A::InnerHtml => w
+            .set_inner_html(node, &string(&value, true))
+            .map_err(dom_error)?,
     }
     Ok(())
 }

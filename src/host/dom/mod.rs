@@ -77,6 +77,7 @@ pub mod dispatch;
 pub mod node;
 pub mod parser;
 pub mod selectors;
+pub mod serialize;
 pub mod style;
 pub mod tasks;
 pub mod tree;
