@@ -15,9 +15,19 @@ use webmcp_ref::export::export_file;
 use webmcp_ref::scenario::{parse_file, run_file, FileResult, RunOptions, Status};
 
 fn run(text: &str) -> FileResult {
+    run_under(Profile::spec(), text)
+}
+
+fn run_under(profile: Profile, text: &str) -> FileResult {
     let f = parse_file("lone-surrogates.scn", &format!("title: t\n{text}"))
         .unwrap_or_else(|e| panic!("{e}"));
-    run_file(&f, &RunOptions::default())
+    run_file(
+        &f,
+        &RunOptions {
+            profile,
+            ..Default::default()
+        },
+    )
 }
 
 fn assert_passes(text: &str) {
@@ -152,4 +162,29 @@ subtest "like https://\ud800.com"
     assert!(exported.html.contains(r#"title: "a\ud800""#), "{}", exported.html);
     assert!(exported.html.contains(r#""like https://\ud800.com""#), "{}", exported.html);
     assert!(!exported.html.contains('\u{10F800}'), "{}", exported.html);
+}
+
+#[test]
+fn a_schema_and_an_input_holding_a_lone_surrogate_are_read_as_json() {
+    // Under input-schema=tentative-subset the stringified schema is read back to check its
+    // subset (registerTool()) and the input is validated against it (executeTool()): JSON's
+    // escape of a lone surrogate is read, not refused.
+    let mut profile = Profile::spec();
+    profile.set("input-schema", "tentative-subset").unwrap();
+    let r = run_under(
+        profile,
+        r#"subtest "s"
+  page top https://a.test/
+  task in top:
+    schema = {type: "object", properties: {q: {type: "string", description: "q\uD800"}}}
+    await top.registerTool({name: "t", description: "d", inputSchema: schema, execute: returns("ok")})
+    tools = await top.getTools()
+    good = top.executeTool(tools[0], {q: "\uDC00"})
+    bad = top.executeTool(tools[0], {q: 5})
+  run
+  expect good fulfilled
+  expect bad rejected DataError
+"#,
+    );
+    assert_eq!(r.subtests[0].status, Status::Pass, "{:?}", r.subtests[0]);
 }

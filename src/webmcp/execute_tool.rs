@@ -429,8 +429,12 @@ pub trait ExecuteTool: WebMcpHost {
         if self.switches().input_schema == InputSchema::TentativeSubset
             && !definition.input_schema.is_empty()
         {
-            let schema = serde_json::from_str::<serde_json::Value>(&definition.input_schema);
-            let input = serde_json::from_str::<serde_json::Value>(&e.input_arguments);
+            // (A lone surrogate's escape, which JSON allows and serde_json refuses, is read
+            // first: text::js_string.)
+            use crate::text::js_string::unescape_lone_surrogates_in_json as readable;
+            let schema =
+                serde_json::from_str::<serde_json::Value>(&readable(&definition.input_schema));
+            let input = serde_json::from_str::<serde_json::Value>(&readable(&e.input_arguments));
             if let (Ok(schema), Ok(input)) = (schema, input) {
                 if let Err(violation) = super::input_schema::validate(&schema, &input) {
                     let message = violation.to_message();

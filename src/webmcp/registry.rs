@@ -178,11 +178,17 @@ pub trait Registry: WebMcpHost {
         if self.switches().input_schema == InputSchema::TentativeSubset
             && !stringified_input_schema.is_empty()
         {
-            let checked = serde_json::from_str::<serde_json::Value>(&stringified_input_schema)
-                .map_err(|e| e.to_string())
-                .and_then(|schema| {
-                    super::input_schema::check_supported_subset(&schema).map_err(|e| e.to_string())
-                });
+            // (A lone surrogate's escape, which JSON allows and serde_json refuses, is read
+            // first: text::js_string.)
+            let checked = serde_json::from_str::<serde_json::Value>(
+                &crate::text::js_string::unescape_lone_surrogates_in_json(
+                    &stringified_input_schema,
+                ),
+            )
+            .map_err(|e| e.to_string())
+            .and_then(|schema| {
+                super::input_schema::check_supported_subset(&schema).map_err(|e| e.to_string())
+            });
             if let Err(why) = checked {
                 return_rejected!(
                     self,
