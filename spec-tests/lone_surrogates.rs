@@ -188,3 +188,23 @@ fn a_schema_and_an_input_holding_a_lone_surrogate_are_read_as_json() {
     );
     assert_eq!(r.subtests[0].status, Status::Pass, "{:?}", r.subtests[0]);
 }
+
+#[test]
+fn halves_in_two_text_nodes_make_the_pair_in_text_content() {
+    // DOM's descendant text content concatenates the text nodes' data (code units).
+    let log = log_of(
+        r##"subtest "s"
+  page top https://a.test/
+  html in top:
+    <p id="p"></p>
+  run
+  task in top:
+    p = top.querySelector("#p")
+    p.append("\uD83D", "\uDE00")
+    log "{p.textContent} {p.textContent.length}"
+  run
+  expect log == []
+"##,
+    );
+    assert_eq!(log, ["😀 2"]);
+}

@@ -374,24 +374,30 @@ impl<U: Upper> HostState<U> {
 
     /// <https://dom.spec.whatwg.org/#concept-child-text-content>
     pub fn child_text_content(&self, node: NodeKey) -> String {
-        self.children(node)
-            .iter()
-            .filter_map(|c| match &self.dom.nodes[*c].data {
-                NodeData::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect()
+        // Concatenated code units: halves of a pair in two text nodes make the pair.
+        crate::text::js_string::pair_up(
+            self.children(node)
+                .iter()
+                .filter_map(|c| match &self.dom.nodes[*c].data {
+                    NodeData::Text(t) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect(),
+        )
     }
 
     /// <https://dom.spec.whatwg.org/#concept-descendant-text-content>
     pub fn descendant_text_content(&self, node: NodeKey) -> String {
-        self.inclusive_descendants(node)
-            .into_iter()
-            .filter_map(|c| match &self.dom.nodes[c].data {
-                NodeData::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect()
+        // Concatenated code units: halves of a pair in two text nodes make the pair.
+        crate::text::js_string::pair_up(
+            self.inclusive_descendants(node)
+                .into_iter()
+                .filter_map(|c| match &self.dom.nodes[c].data {
+                    NodeData::Text(t) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect(),
+        )
     }
 
     /// <https://dom.spec.whatwg.org/#dom-node-textcontent> (getting).
