@@ -622,6 +622,7 @@ impl<U: Upper> HostState<U> {
             }
             Value::String(s) => crate::text::js_string::quoted(s),
             Value::Function(_) => "function".into(),
+            Value::Undefined => "undefined".into(),
             Value::Node(n) => self.describe_node(*n),
             Value::Platform(o) => format!("{} of {}", o.interface(), self.label(o.realm())),
             Value::Event(e) => match self.dom.events.get(*e) {
