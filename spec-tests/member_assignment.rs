@@ -51,6 +51,7 @@ fn a_member_no_setter_covers_is_a_type_error_that_says_why() {
         ("top.querySelector(\"div\")", "checked", "no such IDL attribute"),
         ("top.querySelector(\"div\")", "colour", "no such IDL attribute"),
         ("null", "x", "Cannot set properties of null"),
+        ("top", "ontoolchange", "set DOC.ontoolchange"),
     ] {
         let r = run(&format!(
             r##"subtest "s"

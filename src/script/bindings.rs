@@ -899,6 +899,13 @@ pub fn set_member<W: ScriptHost>(
                 w.describe_value(target)
             )))
         }
+        // An event handler IDL attribute has a statement of its own.
+        Value::Window(_) if member.starts_with("on") => {
+            return Err(type_error(format!(
+                "cannot set `{member}` of {} this way: an event handler attribute is set with `set DOC.{member}:` and a block, or `set DOC.{member} = null`",
+                w.describe_value(target)
+            )))
+        }
         other => {
             return Err(type_error(format!(
                 "cannot set `{member}` of {}: the engine models no setter for it",
