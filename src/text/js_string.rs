@@ -172,25 +172,17 @@ pub fn quoted(s: &str) -> String {
     }
     let mut out = String::with_capacity(s.len() + 8);
     out.push('"');
-    for (i, run) in s.split(|c| as_lone_surrogate(c).is_some()).enumerate() {
-        if i > 0 {
-            // The character the split removed before this run.
-            let at = nth_lone_surrogate(s, i);
-            out.push_str(&format!("\\u{at:04X}"));
-        }
+    // The runs between lone surrogates, each followed by the surrogate that ended it.
+    let mut lone = s.chars().filter_map(as_lone_surrogate);
+    for run in s.split(|c| as_lone_surrogate(c).is_some()) {
         let debug = format!("{run:?}");
         out.push_str(&debug[1..debug.len() - 1]);
+        if let Some(unit) = lone.next() {
+            out.push_str(&format!("\\u{unit:04X}"));
+        }
     }
     out.push('"');
     out
-}
-
-/// The surrogate of the `n`th lone surrogate of `s` (1-based).
-fn nth_lone_surrogate(s: &str, n: usize) -> u16 {
-    s.chars()
-        .filter_map(as_lone_surrogate)
-        .nth(n - 1)
-        .expect("split found it")
 }
 
 /// A name typed on a command line, where a lone surrogate can only be written as the escape
