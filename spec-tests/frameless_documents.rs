@@ -192,3 +192,51 @@ fn noscript_contents_are_markup_only_where_scripting_is_disabled() {
 "##,
     );
 }
+
+#[test]
+fn a_frameless_document_has_a_model_context_whose_methods_reject() {
+    // The partial interface is on every Document: a created document's `modelContext` is its
+    // own ([SameObject], not its creator's), and registerTool() and getTools() (step 3) and
+    // executeTool() (step 2) find it not fully active. Its methods' promises are made in the
+    // caller's realm, which is the creator's.
+    assert_passes(
+        &["spec", "chromium-156"],
+        r#"subtest "s"
+  page top https://a.test/
+  task in top:
+    doc = top.implementation.createHTMLDocument()
+    parsed = DOMParser().parseFromString("<p>x</p>", "text/html")
+    context = doc.modelContext
+    log `${context} ${doc.modelContext === context} ${context !== top.modelContext} ${parsed.modelContext !== context}`
+    await top.registerTool({name: "t", description: "d", execute: returns(1)})
+    tools = await top.getTools()
+    got = context.getTools()
+    registered = context.registerTool({name: "x", description: "d", execute: returns(1)})
+    executed = context.executeTool(tools[0], {})
+  run
+  expect log == ["[object ModelContext] true true true"]
+  expect got rejected InvalidStateError
+  expect registered rejected InvalidStateError
+  expect executed rejected InvalidStateError
+  expect doc.modelContext === context
+  expect top.tools == ["t"]
+"#,
+    );
+}
+
+#[test]
+fn a_frameless_document_made_by_an_insecure_page_has_no_model_context() {
+    // `modelContext` is [SecureContext]: a document an http: page creates is in that page's
+    // realm, which is no secure context.
+    assert_passes(
+        &["spec"],
+        r#"subtest "s"
+  page top http://a.test/
+  task in top:
+    doc = top.implementation.createHTMLDocument()
+    log `${doc.modelContext}`
+  run
+  expect log == ["undefined"]
+"#,
+    );
+}

@@ -19,7 +19,7 @@ use common::{tool, Sim};
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
 use webmcp_ref::webmcp::{GET_TOOLS, GET_TOOLS_WAITS};
-use webmcp_ref::{DocumentKey, Value};
+use webmcp_ref::{DocumentKey, Facet, Value};
 
 /// Calls `getTools(options)` from a task of `doc` and returns the names of the tools it gave.
 fn get_tools(sim: &mut Sim, doc: DocumentKey, options: &str) -> Vec<String> {
@@ -210,7 +210,7 @@ fn get_tools_step_8_3_8_2_a_registered_tool_carries_its_definition_window_and_or
             .and_then(|q| q.get("type")),
         Some(&Value::string("string"))
     );
-    assert_eq!(t.get("window"), Some(&Value::Window(other)));
+    assert_eq!(t.get("window"), Some(&Value::Window(other, Facet::Window)));
     assert_eq!(t.get("origin"), Some(&Value::string("https://b.test")));
     let annotations = t.get("annotations").unwrap();
     assert_eq!(annotations.get("readOnlyHint"), Some(&Value::Bool(true)));

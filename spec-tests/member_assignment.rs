@@ -45,8 +45,8 @@ fn a_set_attribute_changes_the_form_tool_and_fires_toolchange() {
 #[test]
 fn a_member_no_setter_covers_is_a_type_error_that_says_why() {
     for (target, member, says) in [
-        ("{a: 1}", "a", "plain values have no identity"),
-        ("[1]", "x", "plain values have no identity"),
+        ("{a: 1}", "a", "keep the members they were made with"),
+        ("[1]", "x", "keep the members they were made with"),
         ("AbortController()", "signal", "models no setter"),
         ("top.querySelector(\"div\")", "checked", "no such IDL attribute"),
         ("top.querySelector(\"div\")", "colour", "no such IDL attribute"),

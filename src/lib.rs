@@ -19,7 +19,7 @@ pub mod webmcp;
 pub use engine::prelude;
 pub use engine::{Profile, RunError, Schedule, World};
 pub use host::keys::{DocumentKey, NavigableKey, PromiseKey};
-pub use host::value::{ErrorValue, Value};
+pub use host::value::{ErrorValue, Facet, Value};
 pub use host::HostError;
 pub use webmcp::observation::{ObservationResult, ObservedTool};
 pub use webmcp::readiness::WaitOutcome;

@@ -9,7 +9,7 @@ use super::World;
 use crate::host::event_loop::TASK_SOURCES;
 use crate::host::keys::{EventLoopKey, ParallelQueueKey, TimerKey};
 use crate::host::parallel::QueueState;
-use crate::host::shared::{Arena, Counts, SecondaryArena, Shared, StateHasher};
+use crate::host::shared::{identity, Arena, Counts, SecondaryArena, Shared, StateHasher};
 
 /// Where a pending unit lives: what the order of sequence numbers is hashed as.
 #[derive(Hash)]
@@ -50,6 +50,17 @@ impl World {
         }
         slots.sort_unstable_by_key(|(seq, _)| *seq);
         slots
+    }
+
+    /// Which of the state's objects are shared, and where (see `host::shared::identity`):
+    /// what a scenario that compares objects by identity can tell apart and the state hash
+    /// cannot. A walk of everything [`World::hash_state`] hashes, with no remembered hash.
+    pub fn identity_digest(&self) -> u64 {
+        identity::digest(|| {
+            let mut h = StateHasher::default();
+            self.hash_state(&mut h);
+            Hasher::finish(&h)
+        })
     }
 
     /// Hashes everything that decides the world's future or records what it observed: the

@@ -23,7 +23,7 @@ use crate::host::navigable::Lifecycle;
 use crate::host::shared::{Access, Shared};
 use crate::host::spec::Algorithm;
 use crate::host::value::ErrorValue;
-use crate::host::value::Value;
+use crate::host::value::{Facet, Value};
 use crate::host::{switches, Completion, Host, HostState};
 use crate::script::interpreter::Interpreter;
 use crate::script::{LogEntry, ScriptHost, ScriptState, UncaughtError};
@@ -486,7 +486,7 @@ impl Host for World {
         self.create_model_context(doc);
         // The page's script names a document (and its window) by its label.
         let label = self.host.documents[doc].label.clone();
-        self.bind(&label, Value::Window(doc));
+        self.bind(&label, Value::Window(doc, Facet::Name));
     }
 
     fn unloading_document_cleanup_steps(&mut self, doc: DocumentKey) {

@@ -6,7 +6,7 @@
 
 use super::translate::Translator;
 use crate::host::promise::PromiseState;
-use crate::host::value::Value;
+use crate::host::value::{Facet, Value};
 use crate::scenario::ast::{Action, ActionKind, Subtest};
 use crate::scenario::runner::{Next, RunOptions, SubtestRun};
 use crate::script::js;
@@ -31,6 +31,7 @@ impl Translator<'_> {
                 name: subtest.name.clone(),
                 line: subtest.line,
                 actions,
+                compares_identity: subtest.compares_identity,
             };
             let mut run = SubtestRun::new(self.file, &prefix, &options);
             while let Next::Choice(candidates) = run.advance() {
@@ -53,9 +54,12 @@ impl Translator<'_> {
                 .filter(|(_, name)| env.get(name.as_str()).is_some_and(settled_promise))
                 .map(|(i, _)| i.to_string())
                 .collect();
+            // The label of a document without a browsing context names it in traces only: no
+            // script binds it.
+            let frameless = |v: &Value| matches!(v, Value::Window(d, Facet::Name) if run.world.document(*d).navigable.is_none());
             let env: Vec<(&String, &Value)> = env
                 .iter()
-                .filter(|(name, _)| !name.starts_with(HIDDEN))
+                .filter(|(name, v)| !name.starts_with(HIDDEN) && !frameless(v))
                 .collect();
             let mut bound: Vec<String> = env
                 .iter()

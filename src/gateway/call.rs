@@ -10,7 +10,7 @@ use super::handle::ToolRef;
 use super::keeper::Slot;
 use crate::host::keys::{DocumentKey, SignalKey};
 use crate::host::promise::PromiseState;
-use crate::host::value::Value;
+use crate::host::value::{Facet, Value};
 use crate::prelude::*;
 use crate::webmcp::ExecutionKey;
 
@@ -157,7 +157,7 @@ impl Driver<'_> {
         let registered = Value::object(vec![
             ("name".into(), Value::string(&definition.name)),
             ("description".into(), Value::string(&definition.description)),
-            ("window".into(), Value::Window(doc)),
+            ("window".into(), Value::Window(doc, Facet::Window)),
             (
                 "origin".into(),
                 Value::string(w.documents[doc].origin.serialize()),

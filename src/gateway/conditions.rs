@@ -259,6 +259,7 @@ fn expr_navigates(e: &Expr) -> bool {
             LogPart::Text(_) => false,
         }),
         Expr::Not(e) => expr_navigates(e),
+        Expr::StrictEquals { left, right, .. } => expr_navigates(left) || expr_navigates(right),
         Expr::Literal(_) | Expr::Name(_) => false,
     }
 }

@@ -69,6 +69,12 @@ impl Callback {
         self.0.describe()
     }
 
+    /// Whether the two are the very same function object (each evaluation of a function
+    /// written in place makes a new one).
+    pub fn same(&self, other: &Callback) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// The code, for the script language that made it.
     pub fn code<T: 'static>(&self) -> Option<&T> {
         self.0.as_any().downcast_ref::<T>()
@@ -91,6 +97,9 @@ impl Eq for Callback {}
 
 impl Hash for Callback {
     fn hash<H: Hasher>(&self, state: &mut H) {
+        if let Some(place) = super::shared::identity::place(Arc::as_ptr(&self.0) as *const ()) {
+            state.write_u64(place);
+        }
         self.0.hash_code(state);
     }
 }

@@ -42,3 +42,32 @@ pub type AbortStep<H> = <<H as super::Host>::Upper as Upper>::Abort;
 pub type TimerStep<H> = <<H as super::Host>::Upper as Upper>::Timer;
 /// An event target of the specification above `H`'s host.
 pub type EventTargetOf<H> = <<H as super::Host>::Upper as Upper>::EventTarget;
+
+/// Which of a document's objects a `Value::Window` is. The `modelContext` WebMCP's partial
+/// interface adds to Document is one of them, so the host names it here, at the seam.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Facet {
+    /// The name a scenario binds to the document (`top`, `child`): no JavaScript object (the
+    /// export makes it a record of the three below).
+    Name,
+    /// `DOC.window`: the WindowProxy of the document's navigable. It is the same object
+    /// whichever document its navigable shows (HTML), so two are `===` when their documents
+    /// share a navigable.
+    Window,
+    /// `DOC.document`.
+    Document,
+    /// `DOC.modelContext`: the document's one `ModelContext` (its getter is `[SameObject]`).
+    ModelContext,
+}
+
+impl Facet {
+    /// The object's class, as `Object.prototype.toString` shows it (the scenario's name for
+    /// a document reads as its Window).
+    pub fn class(self) -> &'static str {
+        match self {
+            Facet::Name | Facet::Window => "Window",
+            Facet::Document => "HTMLDocument",
+            Facet::ModelContext => "ModelContext",
+        }
+    }
+}

@@ -106,11 +106,12 @@ pub const MAX_VALUE_DEPTH: u32 = 128;
 
 /// The elements of an array or the properties of an object. A value that holds another holds
 /// it by reference, as JavaScript does: `a = [a, a]` makes one array of two references to the
-/// old one, never a copy of it. Values here have no identity a script can observe (nothing
-/// changes an array in place), so the members are shared until something changes them
-/// (`DerefMut` copies them first if another value still holds them). Each keeps its size, depth
-/// and hash once computed: walking a value that shares its parts costs what it holds, not what
-/// it would be written out as.
+/// old one, never a copy of it. The allocation is the object's identity, which `===` compares
+/// ([`Members::same`]): each evaluation of a literal makes a new one ([`Value::fresh`]). No
+/// script changes an object in place, so the members are shared until the engine builds a
+/// changed copy (`DerefMut` copies them first if another value still holds them; the copy is a
+/// new object). Each keeps its size, depth and hash once computed: walking a value that shares
+/// its parts costs what it holds, not what it would be written out as.
 pub struct Members<T>(Arc<MembersInner<T>>);
 
 struct MembersInner<T> {
@@ -202,14 +203,67 @@ impl<T: PartialEq> PartialEq for Members<T> {
 
 impl<T: Eq> Eq for Members<T> {}
 
-/// Members hash as the hash of their items, computed once.
+/// Members hash as the hash of their items, computed once; while an identity digest is taken
+/// (see `shared::identity`), as the object's number there and then its items, walked anew.
 impl<T: Hash> Hash for Members<T> {
     fn hash<H: Hasher>(&self, state: &mut H) {
+        if let Some(place) = super::shared::identity::place(Arc::as_ptr(&self.0) as *const ()) {
+            state.write_u64(place);
+            self.0.items.hash(state);
+            return;
+        }
         let h = *self
             .0
             .hash
             .get_or_init(|| super::shared::value_hash(&self.0.items));
         state.write_u64(h);
+    }
+}
+
+/// An error object: what a `throw`, a rejection or `abort(reason)` carries. It is shared, not
+/// copied, wherever the value goes, so that `===` can tell the very error a script made from
+/// another with the same name and message.
+#[derive(Clone)]
+pub struct ErrorObject(Arc<ErrorValue>);
+
+impl ErrorObject {
+    pub fn new(e: ErrorValue) -> ErrorObject {
+        ErrorObject(Arc::new(e))
+    }
+
+    /// Whether the two are the very same error object.
+    pub fn same(&self, other: &ErrorObject) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Deref for ErrorObject {
+    type Target = ErrorValue;
+    fn deref(&self) -> &ErrorValue {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ErrorObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl PartialEq for ErrorObject {
+    fn eq(&self, other: &Self) -> bool {
+        self.same(other) || self.0 == other.0
+    }
+}
+
+impl Eq for ErrorObject {}
+
+impl Hash for ErrorObject {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        if let Some(place) = super::shared::identity::place(Arc::as_ptr(&self.0) as *const ()) {
+            state.write_u64(place);
+        }
+        self.0.hash(state);
     }
 }
 
@@ -254,12 +308,14 @@ pub enum Value {
     Object(Members<(String, Value)>),
     Promise(PromiseKey),
     Thenable(ThenableKey),
-    /// A `Window` (or its `Document`: scenarios name both by the document).
-    Window(DocumentKey),
+    /// A document's `Window`, `Document` or `ModelContext`, or the name a scenario gives the
+    /// document (which stands for all three): every method and member takes any of them, and
+    /// only `===` tells them apart.
+    Window(DocumentKey, Facet),
     /// An `AbortController`, named by its signal.
     Controller(SignalKey),
     Signal(SignalKey),
-    Error(Box<ErrorValue>),
+    Error(ErrorObject),
     Unserializable(Unserializable),
     /// A function the page's script made (a tool's `execute` callback).
     Function(Callback),
@@ -270,6 +326,8 @@ pub enum Value {
     /// A platform object whose only state is the document or realm it belongs to.
     Platform(PlatformObject),
 }
+
+pub use super::seam::Facet;
 
 /// The platform objects a [`Value::Platform`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -313,7 +371,62 @@ impl Value {
     }
 
     pub fn error(e: ErrorValue) -> Value {
-        Value::Error(Box::new(e))
+        Value::Error(ErrorObject::new(e))
+    }
+
+    /// A new object for each array, object and error in the value, alike in everything but
+    /// identity: what evaluating a literal makes, each time it is evaluated.
+    pub fn fresh(&self) -> Value {
+        match self {
+            Value::Array(items) => Value::Array(items.iter().map(Value::fresh).collect()),
+            Value::Object(props) => {
+                Value::Object(props.iter().map(|(k, v)| (k.clone(), v.fresh())).collect())
+            }
+            Value::Error(e) => Value::error(ErrorValue::clone(e)),
+            other => other.clone(),
+        }
+    }
+
+    /// ECMAScript's IsStrictlyEqual (`===`): numbers by value (`NaN` is not equal to itself,
+    /// `0` equals `-0`), other primitives by value, objects by identity. `same_navigable`
+    /// says whether two documents are shown by one navigable, whose WindowProxy is then one
+    /// object. `None` when either is an object made by `Cyclic()` or `ToJSONUndefined()`,
+    /// which the engine holds as a kind of value with no identity, so it cannot tell one from
+    /// another.
+    ///
+    /// <https://tc39.es/ecma262/#sec-isstrictlyequal>
+    pub fn is_strictly_equal(
+        &self,
+        other: &Value,
+        same_navigable: impl Fn(DocumentKey, DocumentKey) -> bool,
+    ) -> Option<bool> {
+        if matches!(self, Value::Unserializable(_)) || matches!(other, Value::Unserializable(_)) {
+            return None;
+        }
+        Some(match (self, other) {
+            (Value::Undefined, Value::Undefined) | (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => a.0 == b.0,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => a.same(b),
+            (Value::Object(a), Value::Object(b)) => a.same(b),
+            (Value::Error(a), Value::Error(b)) => a.same(b),
+            (Value::Window(a, Facet::Window), Value::Window(b, Facet::Window)) => {
+                a == b || same_navigable(*a, *b)
+            }
+            (Value::Window(a, fa), Value::Window(b, fb)) => a == b && fa == fb,
+            (Value::Promise(a), Value::Promise(b)) => a == b,
+            (Value::Thenable(a), Value::Thenable(b)) => a == b,
+            (Value::Controller(a), Value::Controller(b)) => a == b,
+            (Value::Signal(a), Value::Signal(b)) => a == b,
+            (Value::Node(a), Value::Node(b)) => a == b,
+            (Value::Event(a), Value::Event(b)) => a == b,
+            (Value::Platform(a), Value::Platform(b)) => a == b,
+            // Each evaluation of a function written in place (`returns(v)`, a script's name)
+            // makes a new function object, as the export's arrow functions do.
+            (Value::Function(a), Value::Function(b)) => a.same(b),
+            _ => false,
+        })
     }
 
     /// An array of these elements.
@@ -387,7 +500,7 @@ impl Value {
                 "[object Object]".into()
             }
             Value::Promise(_) => "[object Promise]".into(),
-            Value::Window(_) => "[object Window]".into(),
+            Value::Window(_, facet) => format!("[object {}]", facet.class()),
             Value::Controller(_) => "[object AbortController]".into(),
             Value::Signal(_) => "[object AbortSignal]".into(),
             Value::Function(_) => "function () { [code] }".into(),
@@ -419,7 +532,7 @@ impl Value {
             Value::Function(_) => "function".into(),
             Value::Error(e) => format!("error {} {}", json(&e.name), json(&e.message)),
             Value::Promise(_) => "promise".into(),
-            Value::Window(_) => "window".into(),
+            Value::Window(..) => "window".into(),
             Value::Controller(_) => "AbortController".into(),
             Value::Signal(_) => "AbortSignal".into(),
             Value::Node(_) => "node".into(),
@@ -568,7 +681,7 @@ impl Value {
             // Functions have no JSON form.
             Value::Function(_) => return Ok(false),
             // `window.window === window`: a cycle.
-            Value::Window(_) => {
+            Value::Window(..) => {
                 return Err(ErrorValue::type_error(
                     "Converting circular structure to JSON (a Window)",
                 ))
@@ -609,12 +722,21 @@ impl Value {
 }
 
 impl<U: Upper> HostState<U> {
+    /// `a === b` (see [`Value::is_strictly_equal`]): two WindowProxies are one object when
+    /// their documents were loaded in one navigable.
+    pub fn is_strictly_equal(&self, a: &Value, b: &Value) -> Option<bool> {
+        a.is_strictly_equal(b, |x, y| {
+            let navigable = |d: DocumentKey| self.documents.get(d).and_then(|doc| doc.navigable);
+            navigable(x).is_some() && navigable(x) == navigable(y)
+        })
+    }
+
     /// A short description of a value, for traces and messages.
     pub fn describe_value(&self, v: &Value) -> String {
         match v {
             Value::Promise(p) => self.promise_label(*p),
             Value::Thenable(t) => format!("thenable {}", self.thenables[*t].label),
-            Value::Window(d) => format!("window of {}", self.label(*d)),
+            Value::Window(d, _) => format!("window of {}", self.label(*d)),
             Value::Controller(s) => format!("controller {}", self.signals[*s].label),
             Value::Signal(s) => format!("signal of {}", self.signals[*s].label),
             Value::Error(e) => {

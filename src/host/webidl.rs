@@ -24,7 +24,7 @@ pub fn to_idl_string(v: &Value) -> String {
         Value::Error(e) if e.message.is_empty() => e.name.clone(),
         Value::Error(e) => format!("{}: {}", e.name, e.message),
         Value::Promise(_) => "[object Promise]".into(),
-        Value::Window(_) => "[object Window]".into(),
+        Value::Window(..) => v.to_js_string(),
         _ => "[object Object]".into(),
     }
 }

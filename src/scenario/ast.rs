@@ -27,6 +27,10 @@ pub struct Subtest {
     pub name: String,
     pub line: u32,
     pub actions: Vec<Action>,
+    /// Whether its script or expectations compare objects by identity (`===`, `!==`): the
+    /// explorer then tells states apart by which objects they share (see
+    /// `host::shared::identity`).
+    pub compares_identity: bool,
 }
 
 /// One line of a subtest.

@@ -3,6 +3,8 @@
 use super::ast::*;
 use super::parser::SubtestParser;
 use crate::engine::profile::{Profile, NAMED_PROFILES};
+use crate::host::value::Value;
+use crate::script::ast::Expr;
 use crate::script::lexer::{shown, Tok, Token};
 use crate::script::syntax::{Cursor, ParseError};
 
@@ -294,6 +296,28 @@ impl SubtestParser {
             }
         }
         let actual = self.postfix(p)?;
+        // `expect A === B` / `expect A !== B`: the comparison holds (IsStrictlyEqual, objects
+        // by identity).
+        let negated = if p.eat_punct("===") {
+            Some(false)
+        } else if p.eat_punct("!==") {
+            Some(true)
+        } else {
+            None
+        };
+        if let Some(negated) = negated {
+            self.compares_identity.set(true);
+            let right = self.postfix(p)?;
+            return Ok(ExpectKind::Value {
+                actual: Expr::StrictEquals {
+                    left: Box::new(actual),
+                    right: Box::new(right),
+                    negated,
+                },
+                expected: Expr::Literal(Value::Bool(true)),
+                equal: true,
+            });
+        }
         if p.eat_keyword("fulfilled") {
             let value = if p.eat_keyword("with") {
                 Some(self.expr(p)?)
@@ -334,7 +358,9 @@ impl SubtestParser {
         } else if p.eat_punct("!=") {
             false
         } else {
-            return Err(p.error_expected("`==`, `!=`, `fulfilled`, `rejected` or `pending`"));
+            return Err(
+                p.error_expected("`==`, `!=`, `===`, `!==`, `fulfilled`, `rejected` or `pending`")
+            );
         };
         let expected = self.expr(p)?;
         Ok(ExpectKind::Value {

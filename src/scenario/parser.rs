@@ -128,11 +128,12 @@ pub fn parse_file(path: &str, source: &str) -> Result<ScenarioFile, ParseError> 
                 ),
             ));
         }
-        let actions = parse_subtest(path, &node.children, &markup)?;
+        let (actions, compares_identity) = parse_subtest(path, &node.children, &markup)?;
         subtests.push(Subtest {
             name,
             line: node.line,
             actions,
+            compares_identity,
         });
     }
     if subtests.is_empty() {
@@ -295,7 +296,7 @@ fn parse_subtest(
     path: &str,
     lines: &[Line],
     markup: &MarkupBlocks,
-) -> Result<Vec<Action>, ParseError> {
+) -> Result<(Vec<Action>, bool), ParseError> {
     // First pass: every name the subtest declares (each once), what each holds where the
     // file says for sure, and its script blocks.
     check_declared_once(path, lines, &mut BTreeMap::new())?;
@@ -342,7 +343,7 @@ fn parse_subtest(
             kind,
         });
     }
-    Ok(actions)
+    Ok((actions, ctx.compares_identity.get()))
 }
 
 /// The words that declare a name, and what each declares, for messages.

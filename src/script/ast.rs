@@ -173,6 +173,13 @@ pub enum Expr {
     Template(Vec<LogPart>),
     /// `!EXPR`: ECMAScript's logical NOT (the operand's ToBoolean, negated).
     Not(Box<Expr>),
+    /// `A === B` (or `A !== B`, `negated`): ECMAScript's IsStrictlyEqual, objects compared
+    /// by identity (see [`Value::is_strictly_equal`]).
+    StrictEquals {
+        left: Box<Expr>,
+        right: Box<Expr>,
+        negated: bool,
+    },
 }
 
 /// What a callback written by a scenario does.

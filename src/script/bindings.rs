@@ -17,7 +17,7 @@ use crate::host::forms::select::Selects;
 use crate::host::forms::submission::Submission;
 use crate::host::keys::{DocumentKey, NodeKey};
 use crate::host::promise::ThenBehaviour;
-use crate::host::value::{ErrorValue, PlatformObject, Unserializable, Value};
+use crate::host::value::{ErrorValue, Facet, PlatformObject, Unserializable, Value};
 use crate::host::webidl::to_boolean;
 use crate::host::Completion;
 use crate::step;
@@ -391,7 +391,7 @@ pub fn script_get<W: ScriptHost>(
     target: &Value,
     prop: &str,
 ) -> Completion {
-    if let Value::Window(d) = target {
+    if let Value::Window(d, _) = target {
         let Some(member) = WindowMember::parse(prop).filter(|m| m.in_script()) else {
             return Ok(Value::Undefined);
         };
@@ -415,13 +415,20 @@ pub fn script_get<W: ScriptHost>(
             WindowMember::ToolsReady => Value::Bool(w.tools_ready_getter(*d)),
             WindowMember::ModelContext => {
                 step!(w, DOCUMENT_MODEL_CONTEXT_GETTER, "1", Some(*d));
-                Value::Window(*d)
+                Value::Window(*d, Facet::ModelContext)
             }
             other => window_member(w, *d, other),
         });
     }
     if let Value::Platform(PlatformObject::ComputedStyle(_, n)) = target {
         return computed_style_member(w, *n, prop, false);
+    }
+    if let Some(d) = frameless_model_context(w, target, prop) {
+        if !w.document(d).secure_context {
+            return Ok(Value::Undefined);
+        }
+        step!(w, DOCUMENT_MODEL_CONTEXT_GETTER, "1", Some(d));
+        return Ok(Value::Window(d, Facet::ModelContext));
     }
     match value_member(w, target, prop, false) {
         Some(v) => Ok(v),
@@ -435,6 +442,22 @@ pub fn script_get<W: ScriptHost>(
     }
 }
 
+/// The document whose `modelContext` `target.prop` reads, when the target is the node of a
+/// document without a browsing context (`createHTMLDocument()`, `DOMParser`): the partial
+/// interface is on every Document, and such a document's methods find it not fully active.
+fn frameless_model_context<W: ScriptHost>(
+    w: &W,
+    target: &Value,
+    prop: &str,
+) -> Option<DocumentKey> {
+    match target {
+        Value::Node(n) if prop == "modelContext" && w.is_document_node(*n) => {
+            Some(w.node_document(*n))
+        }
+        _ => None,
+    }
+}
+
 /// Reads `target.prop` for an expectation: no algorithm step runs, and a member nothing can
 /// read is an error (so that a misspelt member is not silently `undefined`).
 pub fn harness_get<W: ScriptHost>(
@@ -442,7 +465,7 @@ pub fn harness_get<W: ScriptHost>(
     target: &Value,
     prop: &str,
 ) -> Result<Value, HarnessReadError> {
-    if let Value::Window(d) = target {
+    if let Value::Window(d, _) = target {
         return match WindowMember::parse(prop) {
             Some(member) => Ok(window_member(w, *d, member)),
             None => Err(HarnessReadError::NoWindowMember {
@@ -450,6 +473,12 @@ pub fn harness_get<W: ScriptHost>(
                 prop: prop.into(),
             }),
         };
+    }
+    if let Some(d) = frameless_model_context(w, target, prop) {
+        return Ok(match w.document(d).secure_context {
+            true => Value::Window(d, Facet::ModelContext),
+            false => Value::Undefined,
+        });
     }
     value_member(w, target, prop, true).ok_or_else(|| HarnessReadError::NoMember {
         value: w.describe_value(target),
@@ -487,9 +516,9 @@ fn computed_style_member<W: ScriptHost>(
 /// A member of a document's `Window`, read without running the getter's steps.
 fn window_member<W: ScriptHost>(w: &W, d: DocumentKey, member: WindowMember) -> Value {
     match member {
-        WindowMember::ModelContext | WindowMember::Window | WindowMember::Document => {
-            Value::Window(d)
-        }
+        WindowMember::ModelContext => Value::Window(d, Facet::ModelContext),
+        WindowMember::Window => Value::Window(d, Facet::Window),
+        WindowMember::Document => Value::Window(d, Facet::Document),
         WindowMember::ToolsReady => Value::Bool(w.tools_ready(d)),
         WindowMember::Origin => Value::string(w.document(d).origin.serialize()),
         WindowMember::OriginAgentCluster => Value::Bool(w.is_origin_keyed(d)),
@@ -547,11 +576,11 @@ pub fn call_method<W: ScriptHost>(
 ) -> Completion {
     let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Undefined);
     match (&target, method) {
-        (Value::Window(d), "querySelector") => {
+        (Value::Window(d, _), "querySelector") => {
             w.check_access(realm, *d)?;
             query_selector(w, *d, &arg(0))
         }
-        (Value::Window(d), "getComputedStyle") => {
+        (Value::Window(d, _), "getComputedStyle") => {
             w.check_access(realm, *d)?;
             match arg(0) {
                 Value::Node(n) if w.element(n).is_some() => {
@@ -565,11 +594,11 @@ pub fn call_method<W: ScriptHost>(
         (Value::Platform(PlatformObject::ComputedStyle(_, n)), "getPropertyValue") => {
             computed_style_member(w, *n, &arg(0).to_js_string(), true)
         }
-        (Value::Window(d), "createElement") => {
+        (Value::Window(d, _), "createElement") => {
             w.check_access(realm, *d)?;
             create_element(w, *d, &arg(0))
         }
-        (Value::Window(d), "importNode" | "adoptNode") => {
+        (Value::Window(d, _), "importNode" | "adoptNode") => {
             w.check_access(realm, *d)?;
             document_method(w, *d, method, &args)
         }
@@ -620,7 +649,7 @@ pub fn call_method<W: ScriptHost>(
             }
             element_method(w, n, method, &args)
         }
-        (Value::Window(d), _) => {
+        (Value::Window(d, _), _) => {
             let d = *d;
             w.check_access(realm, d)?;
             let exists = |m: &ModelContextMethod| {
@@ -877,8 +906,9 @@ fn element_member<W: ScriptHost>(w: &W, node: NodeKey, prop: &str) -> Value {
 /// `boolean`).
 ///
 /// A member no setter covers is a TypeError that says so: the engine's plain objects and
-/// arrays are values without identity (no two names can hold the same object), so a member
-/// of one cannot be set; a platform object's other attributes are not modelled.
+/// arrays keep the members they were made with (an object shared by two names is one object,
+/// and setting a member would have to change it for both, which the engine's values cannot), so
+/// a member of one cannot be set; a platform object's other attributes are not modelled.
 pub fn set_member<W: ScriptHost>(
     w: &mut W,
     target: &Value,
@@ -890,7 +920,7 @@ pub fn set_member<W: ScriptHost>(
         Value::Node(n) => *n,
         Value::Object(_) | Value::Array(_) => {
             return Err(type_error(format!(
-                "cannot set `{member}` of a plain object or array: the engine's plain values have no identity (no two names hold the same object), so their members are not set in place; make a new object instead"
+                "cannot set `{member}` of a plain object or array: the engine's plain objects and arrays keep the members they were made with (it cannot change one in place for every name that holds it); make a new object instead"
             )))
         }
         Value::Undefined | Value::Null => {
@@ -900,7 +930,7 @@ pub fn set_member<W: ScriptHost>(
             )))
         }
         // An event handler IDL attribute has a statement of its own.
-        Value::Window(_) if member.starts_with("on") => {
+        Value::Window(..) if member.starts_with("on") => {
             return Err(type_error(format!(
                 "cannot set `{member}` of {} this way: an event handler attribute is set with `set DOC.{member}:` and a block, or `set DOC.{member} = null`",
                 w.describe_value(target)

@@ -557,6 +557,18 @@ pub trait Emit: Scene {
                 format!("[{}]", parts.join(", "))
             }
             Expr::Not(e) => format!("(!{})", self.expr(e, locals, mode)?),
+            Expr::StrictEquals {
+                left,
+                right,
+                negated,
+            } => format!(
+                // Each operand in brackets: an arrow function (a callback written in place)
+                // cannot stand bare before an operator.
+                "(({}) {} ({}))",
+                self.expr(left, locals, mode)?,
+                if *negated { "!==" } else { "===" },
+                self.expr(right, locals, mode)?
+            ),
             Expr::Template(parts) => {
                 let mut text = String::from("`");
                 for part in parts {
@@ -878,7 +890,7 @@ pub trait Emit: Scene {
             // Objects of the simulation, made by running script, never written as literals.
             Value::Promise(_)
             | Value::Thenable(_)
-            | Value::Window(_)
+            | Value::Window(..)
             | Value::Controller(_)
             | Value::Signal(_)
             | Value::Unserializable(_)
@@ -919,6 +931,7 @@ fn mentions(e: &Expr, names: &[&str]) -> bool {
             LogPart::Text(_) => false,
         }),
         Expr::Not(e) => mentions(e, names),
+        Expr::StrictEquals { left, right, .. } => mentions(left, names) || mentions(right, names),
         Expr::Callback(CallbackBody::Returns(e) | CallbackBody::Throws(e)) => mentions(e, names),
         Expr::Callback(CallbackBody::Pending | CallbackBody::Script(_)) | Expr::Literal(_) => false,
     }

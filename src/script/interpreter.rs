@@ -496,7 +496,7 @@ pub trait Interpreter: ScriptHost {
             Value::Function(f) => (f.realm(), false),
             Value::Node(n) => (self.node_document(*n), false),
             Value::Platform(o) => (o.realm(), false),
-            Value::Window(d) => (*d, true),
+            Value::Window(d, _) => (*d, true),
             _ => return Ok(()),
         };
         if self.can_reach(realm, owner, window) {
@@ -522,7 +522,8 @@ pub trait Interpreter: ScriptHost {
         match expr {
             Expr::Literal(v) => {
                 pay(self.spend(copy_cost(v)))?;
-                Ok(v.clone())
+                // Each evaluation of `{}` or `[]` makes a new object.
+                Ok(v.fresh())
             }
             Expr::Name(name) => {
                 if let Some((_, v)) = frame.locals.iter().rev().find(|(n, _)| n == name) {
@@ -597,6 +598,18 @@ pub trait Interpreter: ScriptHost {
                 Ok(v)
             }
             Expr::Not(e) => Ok(Value::Bool(!to_boolean(&self.eval(frame, e)?))),
+            Expr::StrictEquals {
+                left,
+                right,
+                negated,
+            } => {
+                let l = self.eval(frame, left)?;
+                let r = self.eval(frame, right)?;
+                match self.is_strictly_equal(&l, &r) {
+                    Some(same) => Ok(Value::Bool(same != *negated)),
+                    None => Err(type_error(NO_IDENTITY.into())),
+                }
+            }
             Expr::Template(parts) => {
                 let mut text = String::new();
                 let max = self.budgets.max_value_size;
@@ -653,7 +666,7 @@ pub trait Interpreter: ScriptHost {
 
     fn eval_document(&mut self, frame: &Frame, e: &Expr) -> Result<DocumentKey, Value> {
         match self.eval(frame, e)? {
-            Value::Window(d) => {
+            Value::Window(d, _) => {
                 self.check_access(frame.realm, d)?;
                 Ok(d)
             }
@@ -677,7 +690,7 @@ pub trait Interpreter: ScriptHost {
             }
         }
         match self.eval(frame, e)? {
-            Value::Window(d) => {
+            Value::Window(d, _) => {
                 self.check_access(frame.realm, d)?;
                 if !self.document(d).secure_context {
                     return Err(bindings::not_exposed(self, d, "addEventListener"));
@@ -704,6 +717,10 @@ pub trait Interpreter: ScriptHost {
 }
 
 impl<W: ScriptHost> Interpreter for W {}
+
+/// Why `===` cannot compare a value: the engine holds what `Cyclic()` and `ToJSONUndefined()`
+/// make as kinds of value, without the identity each object has in JavaScript.
+pub(crate) const NO_IDENTITY: &str = "`===` cannot compare an object made by Cyclic() or ToJSONUndefined(): the engine holds these as kinds of value without an identity, so it cannot tell one from another";
 
 /// A spent budget, as the script sees it: an exception nothing handles, since no script runs
 /// once a budget is spent (see `host::budget`).

@@ -106,7 +106,7 @@ pub struct LexError {
 pub const MAX_DURATION_MS: u64 = 1_000_000_000_000;
 
 const PUNCTS: &[&str] = &[
-    "==", "=>", "!=", "(", ")", "[", "]", "{", "}", ",", ":", ".", "=", "&", "!",
+    "===", "!==", "==", "=>", "!=", "(", ")", "[", "]", "{", "}", ",", ":", ".", "=", "&", "!",
 ];
 
 /// Splits one logical line (already joined across open brackets) into tokens. `line` and
@@ -313,7 +313,7 @@ pub fn lex(text: &str, positions: &[(u32, u32)]) -> Result<Vec<Token>, LexError>
             });
             continue;
         }
-        let rest: String = chars[i..chars.len().min(i + 2)].iter().collect();
+        let rest: String = chars[i..chars.len().min(i + 3)].iter().collect();
         if let Some(p) = PUNCTS.iter().find(|p| rest.starts_with(**p)) {
             i += p.chars().count();
             out.push(Token {

@@ -86,7 +86,7 @@ pub trait ScriptHost: WebMcpHost {
 
     /// Names a value for the page's script.
     fn bind(&mut self, name: &str, value: Value) {
-        if matches!(value, Value::Window(_)) {
+        if matches!(value, Value::Window(..)) {
             self.script_mut().documents_bound.push(name.into());
         }
         self.script_mut().env.insert(name.into(), value);

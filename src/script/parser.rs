@@ -28,6 +28,8 @@ pub struct ScriptParser {
     pub shapes: BTreeMap<String, Shape>,
     /// How deep the block being parsed is in blocks (indented, or after a `:` on its line).
     depth: Cell<u32>,
+    /// Whether an expression parsed so far compares by identity (`===`, `!==`).
+    pub compares_identity: Cell<bool>,
 }
 
 /// Parses a block of script statements (as inside `task in DOC:`), for the library API: any
@@ -48,6 +50,7 @@ impl ScriptParser {
             names,
             scripts: BTreeMap::new(),
             shapes: BTreeMap::new(),
+            compares_identity: Cell::new(false),
             depth: Cell::new(0),
         }
     }
@@ -495,7 +498,34 @@ impl ScriptParser {
         Ok(parts)
     }
 
+    /// An expression: operands joined by `===` and `!==`, from the left (`a === b === c` is
+    /// `(a === b) === c`). Each link is a level of the expression's nesting.
     pub(crate) fn expr(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
+        let outer = p.depth;
+        let mut e = self.unary(p)?;
+        loop {
+            let negated = if p.eat_punct("===") {
+                false
+            } else if p.eat_punct("!==") {
+                true
+            } else {
+                break;
+            };
+            p.nest()?;
+            self.compares_identity.set(true);
+            let right = self.unary(p)?;
+            e = Expr::StrictEquals {
+                left: Box::new(e),
+                right: Box::new(right),
+                negated,
+            };
+        }
+        p.depth = outer;
+        Ok(e)
+    }
+
+    /// An operand: a value and its chain, after any number of `!`.
+    fn unary(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
         // `!` before a value: counted rather than recursed into (a line of a million `!` costs
         // no stack), and kept as at most two (`!!x` is x's ToBoolean).
         let mut nots = 0u32;

@@ -18,7 +18,7 @@ use crate::host::keys::{DocumentKey, NavigableKey, PromiseKey, SignalKey};
 use crate::host::origin::Origin;
 use crate::host::parallel::ParallelStepKind;
 use crate::host::spec::step_index;
-use crate::host::value::{ErrorValue, Value};
+use crate::host::value::{ErrorValue, Facet, Value};
 use crate::host::webidl::{convert_signal, dictionary_value, member, required_string};
 use crate::{return_rejected, step};
 
@@ -80,7 +80,9 @@ pub trait ExecuteTool: WebMcpHost {
             // `origin` is a USVString: each lone surrogate becomes U+FFFD.
             let origin = crate::text::js_string::to_scalar_values(&origin).into_owned();
             let window = match dict.and_then(|d| member(d, "window")) {
-                Some(Value::Window(d)) => *d,
+                // A Window (or the scenario's name for the document); its Document or
+                // ModelContext is no Window, as Web IDL's conversion checks.
+                Some(Value::Window(d, Facet::Window | Facet::Name)) => *d,
                 Some(_) => {
                     return Err(ErrorValue::type_error(
                         "Failed to read the 'window' property from 'RegisteredTool': Failed to convert value to 'Window'.",

@@ -13,7 +13,7 @@ use crate::host::keys::{DocumentKey, ParallelQueueKey, PromiseKey};
 use crate::host::origin::Origin;
 use crate::host::parallel::ParallelStepKind;
 use crate::host::spec::step_index;
-use crate::host::value::{ErrorValue, Value};
+use crate::host::value::{ErrorValue, Facet, Value};
 use crate::host::webidl::{dictionary_value, member, to_usv_string};
 use crate::{return_rejected, step};
 
@@ -319,25 +319,9 @@ pub trait GetTools: WebMcpHost {
             "{} tool(s)",
             tools.len()
         );
-        // A list of the very same tools as the requestor's last one is that list again: the
-        // page cannot tell (its script changes no array in place), and a page asking again
-        // and again holds one list, not one per answer.
-        let last = self.webmcp().last_tools.get(&tool_requestor).cloned();
-        let list = match last {
-            Some(Value::Array(items))
-                if items.len() == tools.len()
-                    && items.iter().zip(&tools).all(|(a, b)| a.same(b)) =>
-            {
-                Value::Array(items)
-            }
-            _ => {
-                let list = Value::array(tools);
-                self.webmcp_mut()
-                    .last_tools
-                    .insert(tool_requestor, list.clone());
-                list
-            }
-        };
+        // Web IDL converts the sequence to a new Array, and each RegisteredTool to a new
+        // object, at every call: a page can tell (`===`).
+        let list = Value::array(tools.iter().map(Value::fresh).collect());
         self.queue_global_task(
             tool_requestor,
             TaskSource::Webmcp,
@@ -394,6 +378,6 @@ pub(super) fn registered_tool(
         "title".into(),
         Value::string(t.title.clone().unwrap_or_default()),
     ));
-    props.push(("window".into(), Value::Window(owner)));
+    props.push(("window".into(), Value::Window(owner, Facet::Window)));
     Value::object(props)
 }

@@ -336,10 +336,6 @@ pub struct WebmcpState {
     pub(crate) execution_index: Shared<BTreeMap<Uuid, ExecutionKey>>,
     /// Each execution by the promise its caller holds: another index of `executions`.
     pub(crate) execution_of_promise: Shared<BTreeMap<PromiseKey, ExecutionKey>>,
-    /// The last list getTools() gave each requestor (see `get_tools_resolve`): not part of
-    /// the state, and footprints do not note it.
-    pub(crate) last_tools:
-        Shared<BTreeMap<crate::host::keys::DocumentKey, crate::host::value::Value>>,
     /// Each form that holds a declarative tool or has an update queued, and each running
     /// declarative execution (see `declarative.rs`).
     pub(crate) declarative_forms: SecondaryArena<NodeKey, declarative::FormTool>,
@@ -392,7 +388,6 @@ impl WebmcpState {
             ai_agent_queue,
             execution_index: Shared::untracked(BTreeMap::new()),
             execution_of_promise: Shared::untracked(BTreeMap::new()),
-            last_tools: Shared::untracked(BTreeMap::new()),
             ..WebmcpState::default()
         }
     }

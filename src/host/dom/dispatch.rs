@@ -15,7 +15,7 @@ use super::super::forms::activation::Activation;
 use super::super::forms::submission::Entry;
 use super::super::keys::{DocumentKey, EventKey, ListenerKey, NodeKey};
 use super::super::spec::{CALL_A_USER_OBJECTS_OPERATION, DISPATCH};
-use super::super::value::Value;
+use super::super::value::{Facet, Value};
 use super::super::Host;
 use super::node::NodeData;
 use crate::step;
@@ -361,7 +361,7 @@ pub trait Dispatch: Host {
         let e = self.dom.events.get(event)?;
         let target = |t: Option<PathTarget>| match t {
             Some(PathTarget::Node(n)) => Value::Node(n),
-            Some(PathTarget::Window(d)) => Value::Window(d),
+            Some(PathTarget::Window(d)) => Value::Window(d, Facet::Window),
             None => Value::Null,
         };
         Some(match name {

@@ -347,7 +347,7 @@ impl<'a> SubtestRun<'a> {
     /// Reads a value for an expectation, without running any algorithm step.
     pub(super) fn eval(&self, e: &Expr) -> Result<Value, LineError> {
         Ok(match e {
-            Expr::Literal(v) => v.clone(),
+            Expr::Literal(v) => v.fresh(),
             Expr::Name(n) => match self.world.lookup(n) {
                 Some(v) => v.clone(),
                 None => match self.observations.get(n) {
@@ -386,6 +386,17 @@ impl<'a> SubtestRun<'a> {
                 Value::String(text)
             }
             Expr::Not(e) => Value::Bool(!crate::host::webidl::to_boolean(&self.eval(e)?)),
+            Expr::StrictEquals {
+                left,
+                right,
+                negated,
+            } => {
+                let (l, r) = (self.eval(left)?, self.eval(right)?);
+                match self.world.is_strictly_equal(&l, &r) {
+                    Some(same) => Value::Bool(same != *negated),
+                    None => return Err(LineError::NoIdentity),
+                }
+            }
             Expr::Object(props) => Value::Object(
                 props
                     .iter()
@@ -405,7 +416,7 @@ impl<'a> SubtestRun<'a> {
                 method,
                 args,
             } if method == "querySelector" => {
-                let Value::Window(d) = self.eval(target)? else {
+                let Value::Window(d, _) = self.eval(target)? else {
                     return Err(LineError::NotAReading);
                 };
                 let selectors = match args.first() {
@@ -504,7 +515,7 @@ impl<'a> SubtestRun<'a> {
         for name in self.world.names() {
             let v = self.world.lookup(name).cloned().unwrap_or(Value::Undefined);
             match v {
-                Value::Window(d) => {
+                Value::Window(d, _) => {
                     out.push((
                         format!("{name}.toolsReady"),
                         self.world.tools_ready(d).to_string(),

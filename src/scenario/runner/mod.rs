@@ -57,6 +57,9 @@ pub enum LineError {
     BadIndex(String, String),
     #[error("this line reads values: it can build errors, but not call methods, make promises or callbacks (do that in a task)")]
     NotAReading,
+    /// `===` in an expectation, of a value without identity.
+    #[error("{}", crate::script::interpreter::NO_IDENTITY)]
+    NoIdentity,
     /// `DOC.querySelector(...)` in an expectation, with selectors that do not parse.
     #[error("{0}")]
     Selector(String),
@@ -545,6 +548,9 @@ impl<'a> SubtestRun<'a> {
         use std::hash::Hash;
         let mut h = StateHasher::default();
         self.world.hash_state(&mut h);
+        if self.subtest.compares_identity {
+            self.world.identity_digest().hash(&mut h);
+        }
         self.index.hash(&mut h);
         if let Some(d) = &self.drive {
             (d.limit, d.ends_at, d.steps_left, d.units, d.then_observe).hash(&mut h);
@@ -868,7 +874,7 @@ impl<'a> SubtestRun<'a> {
 
     pub(super) fn doc(&self, name: &str) -> Result<DocumentKey, LineError> {
         match self.world.lookup(name) {
-            Some(Value::Window(d)) => Ok(*d),
+            Some(Value::Window(d, _)) => Ok(*d),
             Some(_) => Err(LineError::NotADocument(name.into())),
             None => Err(LineError::NoDocument(name.into())),
         }

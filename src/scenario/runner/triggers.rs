@@ -87,7 +87,7 @@ impl<'a> SubtestRun<'a> {
     }
 
     fn exists(&self, doc: &str) -> bool {
-        matches!(self.world.lookup(doc), Some(Value::Window(_)))
+        matches!(self.world.lookup(doc), Some(Value::Window(..)))
     }
 
     /// The `when` blocks whose document came to exist since last looked at are ready.
