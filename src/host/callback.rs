@@ -97,9 +97,7 @@ impl Eq for Callback {}
 
 impl Hash for Callback {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        if let Some(place) = super::shared::identity::place(Arc::as_ptr(&self.0) as *const ()) {
-            state.write_u64(place);
-        }
+        super::shared::identity::hash_place(Arc::as_ptr(&self.0), state);
         self.0.hash_code(state);
     }
 }

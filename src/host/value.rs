@@ -207,8 +207,7 @@ impl<T: Eq> Eq for Members<T> {}
 /// (see `shared::identity`), as the object's number there and then its items, walked anew.
 impl<T: Hash> Hash for Members<T> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        if let Some(place) = super::shared::identity::place(Arc::as_ptr(&self.0) as *const ()) {
-            state.write_u64(place);
+        if super::shared::identity::hash_place(Arc::as_ptr(&self.0), state) {
             self.0.items.hash(state);
             return;
         }
@@ -260,9 +259,7 @@ impl Eq for ErrorObject {}
 
 impl Hash for ErrorObject {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        if let Some(place) = super::shared::identity::place(Arc::as_ptr(&self.0) as *const ()) {
-            state.write_u64(place);
-        }
+        super::shared::identity::hash_place(Arc::as_ptr(&self.0), state);
         self.0.hash(state);
     }
 }

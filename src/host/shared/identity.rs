@@ -14,15 +14,28 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::Hasher;
 
 thread_local! {
     /// While a digest is taken: each object's number, by address.
     static PLACES: RefCell<Option<HashMap<*const (), u64>>> = const { RefCell::new(None) };
 }
 
+/// While a digest is taken, writes the number of the object at `address` (the next one if it
+/// is new) into `state`, and says so; otherwise writes nothing.
+pub(crate) fn hash_place<T: ?Sized, H: Hasher>(address: *const T, state: &mut H) -> bool {
+    match place(address as *const ()) {
+        Some(n) => {
+            state.write_u64(n);
+            true
+        }
+        None => false,
+    }
+}
+
 /// The object's number in the digest being taken (the next one if it is new), or `None`
 /// when no digest is being taken.
-pub(crate) fn place(address: *const ()) -> Option<u64> {
+fn place(address: *const ()) -> Option<u64> {
     PLACES.with(|p| {
         let mut p = p.borrow_mut();
         let map = p.as_mut()?;
