@@ -482,6 +482,10 @@ impl Host for World {
         steps::event_target_label(self, target)
     }
 
+    fn event_target_document(&self, target: ModelContextKey) -> DocumentKey {
+        self.document_of(target)
+    }
+
     fn document_created(&mut self, doc: DocumentKey) {
         self.create_model_context(doc);
         // The page's script names a document (and its window) by its label.

@@ -260,6 +260,9 @@ fn expr_navigates(e: &Expr) -> bool {
         }),
         Expr::Not(e) => expr_navigates(e),
         Expr::StrictEquals { left, right, .. } => expr_navigates(left) || expr_navigates(right),
+        Expr::InstanceOf { value, realm, .. } => {
+            expr_navigates(value) || realm.as_deref().is_some_and(expr_navigates)
+        }
         Expr::Literal(_) | Expr::Name(_) => false,
     }
 }

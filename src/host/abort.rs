@@ -6,7 +6,7 @@ use super::events::{Event, EventTargetRef, Events};
 use super::keys::{DocumentKey, ListenerKey, SignalKey};
 use super::seam::Upper;
 use super::spec::SIGNAL_ABORT;
-use super::value::{ErrorValue, Value};
+use super::value::{ErrorRealm, ErrorValue, Value};
 use super::{Host, HostState};
 use crate::step;
 
@@ -62,7 +62,8 @@ pub trait Abort: Host {
             step!(self, SIGNAL_ABORT, "1", Some(realm), "already aborted");
             return;
         }
-        // 2. The reason defaults to a new "AbortError" DOMException.
+        // 2. The reason defaults to a new "AbortError" DOMException, created in the signal's
+        // realm (as is a reason the engine made for the abort, such as an agent's).
         let reason = reason
             .filter(|r| *r != Value::Undefined)
             .unwrap_or_else(|| {
@@ -70,7 +71,8 @@ pub trait Abort: Host {
                     "AbortError",
                     "signal is aborted without reason",
                 ))
-            });
+            })
+            .placed(ErrorRealm::In(realm));
         step!(self, SIGNAL_ABORT, "2", Some(realm), |w| format!(
             "{} aborted with {}",
             w.signals[signal].label,

@@ -9,7 +9,7 @@ use super::promise::Promises;
 use super::seam::Upper;
 use super::shared::Access;
 use super::spec::{CALL_A_USER_OBJECTS_OPERATION, CLEAN_UP_AFTER_RUNNING_SCRIPT};
-use super::value::Value;
+use super::value::{Members, Value};
 use super::{Host, Running};
 use crate::step;
 
@@ -69,8 +69,9 @@ impl Event {
         }
     }
 
-    /// The event as the script sees it.
-    fn to_value(&self, target: &str) -> Value {
+    /// The event as the script sees it: an object of its interface, made in its target's
+    /// relevant realm (DOM's "fire an event" creates it there).
+    fn to_value(&self, target: &str, realm: DocumentKey) -> Value {
         let mut props = vec![
             ("type".to_string(), Value::string(&self.event_type)),
             ("interface".to_string(), Value::string(self.interface)),
@@ -83,7 +84,7 @@ impl Event {
         for (name, value) in &self.attributes {
             props.push((name.to_string(), value.clone()));
         }
-        Value::object(props)
+        Value::Object(Members::platform(props, realm, self.interface))
     }
 }
 
@@ -215,7 +216,14 @@ pub trait Events: Host {
     /// queued run before the next listener ("clean up after running script").
     fn dispatch_event(&mut self, target: EventTargetRef<Self::Upper>, event: Event) {
         let listeners: Vec<ListenerKey> = self.read_listener_list(target).clone();
-        let target_name = self.target_label(target);
+        // One event object, which every listener gets.
+        let target_realm = match target {
+            EventTargetRef::Window(d) => d,
+            EventTargetRef::Signal(s) => self.signals[s].realm,
+            EventTargetRef::Node(n) => self.node_document(n),
+            EventTargetRef::Webmcp(t) => self.event_target_document(t),
+        };
+        let value = event.to_value(&self.target_label(target), target_realm);
         for key in listeners {
             let Some(listener) = self.listeners.get(key).cloned() else {
                 continue;
@@ -242,7 +250,7 @@ pub trait Events: Host {
             }
             let outermost = self.script_depth == 0;
             // A listener's exception is reported by the script that threw it; dispatch goes on.
-            let _ = self.call(&listener.callback, vec![event.to_value(&target_name)]);
+            let _ = self.call(&listener.callback, vec![value.clone()]);
             if outermost {
                 self.clean_up_after_running_script();
             }

@@ -330,6 +330,9 @@ pub trait Host: DerefMut<Target = HostState<Self::Upper>> + Sized {
     /// The same list, to read.
     fn read_event_listeners(&self, target: EventTargetOf<Self>) -> &Vec<ListenerKey>;
     fn event_target_label(&self, target: EventTargetOf<Self>) -> String;
+    /// The document whose ModelContext (or other object the specification above defines) the
+    /// target is: its relevant realm is that document's.
+    fn event_target_document(&self, target: EventTargetOf<Self>) -> DocumentKey;
 
     // Hooks other specifications define on HTML's objects.
 

@@ -20,7 +20,7 @@ use super::seam::Upper;
 use super::spec::{HOST_ENQUEUE_PROMISE_JOB, PROMISE_RESOLVE_THENABLE_JOB};
 use super::switches::{IdlPromiseConversion, InactiveRealmJobs};
 use super::timers::TimerKind;
-use super::value::{ErrorValue, Value};
+use super::value::{ErrorRealm, ErrorValue, Value};
 use super::{Completion, Host, HostState};
 use crate::step;
 
@@ -209,7 +209,9 @@ impl<U: Upper> HostState<U> {
         if std::mem::replace(&mut self.promises[promise].already_resolved, true) {
             return;
         }
-        self.settle(promise, PromiseState::Rejected(reason));
+        // An error an algorithm made for this rejection is created in the promise's realm.
+        let realm = ErrorRealm::In(self.promises[promise].realm);
+        self.settle(promise, PromiseState::Rejected(reason.placed(realm)));
     }
 
     /// <https://tc39.es/ecma262/#sec-promise-resolve-functions>, steps 7-16.
@@ -217,7 +219,8 @@ impl<U: Upper> HostState<U> {
         // 7. Resolving a promise with itself is a TypeError.
         if resolution == Value::Promise(promise) {
             let e = ErrorValue::type_error("a promise cannot be resolved with itself");
-            self.settle(promise, PromiseState::Rejected(Value::error(e)));
+            let realm = self.promises[promise].realm;
+            self.settle(promise, PromiseState::Rejected(Value::error_in(realm, e)));
             return;
         }
         // 9-13. A value with no callable `then` fulfills the promise.

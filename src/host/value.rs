@@ -116,6 +116,14 @@ pub struct Members<T>(Arc<MembersInner<T>>);
 
 struct MembersInner<T> {
     items: Vec<T>,
+    /// The realm the array or object was made in, where the engine knows it: a script's
+    /// literals and what Web IDL converts into a promise's realm (`instanceof` compares it);
+    /// `None` for one the harness or an algorithm made, whose realm the engine does not keep.
+    realm: Option<DocumentKey>,
+    /// The interface whose prototype an object has, for a platform object the engine holds as
+    /// members (the events WebMCP fires: `ToolActivatedEvent`); `None` for an array or a plain
+    /// object.
+    class: Option<&'static str>,
     /// (size, depth), once computed (see [`Value::size`]).
     measure: OnceLock<(u64, u32)>,
     /// The state hash of the items, once computed.
@@ -126,6 +134,8 @@ impl<T: Clone> Clone for MembersInner<T> {
     fn clone(&self) -> Self {
         MembersInner {
             items: self.items.clone(),
+            realm: self.realm,
+            class: self.class,
             measure: OnceLock::new(),
             hash: OnceLock::new(),
         }
@@ -134,11 +144,49 @@ impl<T: Clone> Clone for MembersInner<T> {
 
 impl<T> Members<T> {
     pub fn new(items: Vec<T>) -> Members<T> {
+        Members::made(items, None, None)
+    }
+
+    /// New members made in `realm`.
+    pub fn in_realm(items: Vec<T>, realm: DocumentKey) -> Members<T> {
+        Members::made(items, Some(realm), None)
+    }
+
+    /// A platform object of interface `class`, made in `realm`, held as its members.
+    pub fn platform(items: Vec<T>, realm: DocumentKey, class: &'static str) -> Members<T> {
+        Members::made(items, Some(realm), Some(class))
+    }
+
+    fn made(items: Vec<T>, realm: Option<DocumentKey>, class: Option<&'static str>) -> Members<T> {
         Members(Arc::new(MembersInner {
             items,
+            realm,
+            class,
             measure: OnceLock::new(),
             hash: OnceLock::new(),
         }))
+    }
+
+    /// The interface of a platform object held as members (see [`Members::platform`]).
+    pub fn class(&self) -> Option<&'static str> {
+        self.0.class
+    }
+
+    /// The realm it was made in, where the engine knows it.
+    pub fn realm(&self) -> Option<DocumentKey> {
+        self.0.realm
+    }
+
+    /// Members just made, as made in `realm` (alike in everything but identity when another
+    /// value holds them already).
+    pub fn made_in(self, realm: DocumentKey) -> Members<T>
+    where
+        T: Clone,
+    {
+        match Arc::try_unwrap(self.0) {
+            Ok(inner) => Members::made(inner.items, Some(realm), inner.class),
+            Err(shared) => Members::made(shared.items.clone(), Some(realm), shared.class),
+        }
     }
 
     /// Whether two values hold the very same members (not only equal ones).
@@ -197,7 +245,10 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Members<T> {
 
 impl<T: PartialEq> PartialEq for Members<T> {
     fn eq(&self, other: &Self) -> bool {
-        self.same(other) || self.0.items == other.0.items
+        self.same(other)
+            || (self.0.items == other.0.items
+                && self.0.realm == other.0.realm
+                && self.0.class == other.0.class)
     }
 }
 
@@ -209,6 +260,7 @@ impl<T: Hash> Hash for Members<T> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         if super::shared::identity::hash_place(Arc::as_ptr(&self.0), state) {
             self.0.items.hash(state);
+            (self.0.realm, self.0.class).hash(state);
             return;
         }
         let h = *self
@@ -216,18 +268,67 @@ impl<T: Hash> Hash for Members<T> {
             .hash
             .get_or_init(|| super::shared::value_hash(&self.0.items));
         state.write_u64(h);
+        (self.0.realm, self.0.class).hash(state);
     }
 }
 
 /// An error object: what a `throw`, a rejection or `abort(reason)` carries. It is shared, not
 /// copied, wherever the value goes, so that `===` can tell the very error a script made from
 /// another with the same name and message.
+///
+/// It also keeps the realm it was created in (see [`ErrorRealm`]), which `instanceof` compares
+/// with the realm of the constructor it is given.
 #[derive(Clone)]
-pub struct ErrorObject(Arc<ErrorValue>);
+pub struct ErrorObject(Arc<ErrorInner>);
+
+struct ErrorInner {
+    value: ErrorValue,
+    realm: ErrorRealm,
+}
+
+/// The realm an error object was created in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorRealm {
+    /// A document's realm: a script's current realm (what it throws and the literals it
+    /// evaluates), the realm of the promise a method rejects, an AbortSignal's realm.
+    In(DocumentKey),
+    /// Made by the scenario's harness (an expectation's `TypeError("x")`): the test page's
+    /// realm, as the export runs the harness there.
+    Harness,
+    /// Made by a platform binding or an algorithm, and not yet given to anyone: the realm it
+    /// is created in is the one it first reaches, the realm of the method that throws it
+    /// (the interpreter places it as the call returns) or of the promise it rejects. No other
+    /// value holds it until then, so making it anew in that realm changes no identity a script
+    /// can see.
+    Unplaced,
+}
 
 impl ErrorObject {
+    /// A new error that is not yet placed in a realm (see [`ErrorRealm::Unplaced`]).
     pub fn new(e: ErrorValue) -> ErrorObject {
-        ErrorObject(Arc::new(e))
+        ErrorObject::made(ErrorRealm::Unplaced, e)
+    }
+
+    /// A new error object created in `realm`.
+    pub fn in_realm(realm: DocumentKey, e: ErrorValue) -> ErrorObject {
+        ErrorObject::made(ErrorRealm::In(realm), e)
+    }
+
+    fn made(realm: ErrorRealm, value: ErrorValue) -> ErrorObject {
+        ErrorObject(Arc::new(ErrorInner { value, realm }))
+    }
+
+    /// The realm it was created in.
+    pub fn realm(&self) -> ErrorRealm {
+        self.0.realm
+    }
+
+    /// The error as it reaches `realm`: an unplaced one is made there, any other is itself.
+    pub fn placed(self, realm: ErrorRealm) -> ErrorObject {
+        match self.0.realm {
+            ErrorRealm::Unplaced => ErrorObject::made(realm, self.0.value.clone()),
+            _ => self,
+        }
     }
 
     /// Whether the two are the very same error object.
@@ -239,19 +340,19 @@ impl ErrorObject {
 impl Deref for ErrorObject {
     type Target = ErrorValue;
     fn deref(&self) -> &ErrorValue {
-        &self.0
+        &self.0.value
     }
 }
 
 impl std::fmt::Debug for ErrorObject {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
+        self.0.value.fmt(f)
     }
 }
 
 impl PartialEq for ErrorObject {
     fn eq(&self, other: &Self) -> bool {
-        self.same(other) || self.0 == other.0
+        self.same(other) || (self.0.value == other.0.value && self.0.realm == other.0.realm)
     }
 }
 
@@ -260,7 +361,8 @@ impl Eq for ErrorObject {}
 impl Hash for ErrorObject {
     fn hash<H: Hasher>(&self, state: &mut H) {
         super::shared::identity::hash_place(Arc::as_ptr(&self.0), state);
-        self.0.hash(state);
+        self.0.value.hash(state);
+        self.0.realm.hash(state);
     }
 }
 
@@ -367,19 +469,69 @@ impl Value {
         Value::String(s.into())
     }
 
+    /// A new error, not yet placed in a realm (see [`ErrorRealm::Unplaced`]).
     pub fn error(e: ErrorValue) -> Value {
         Value::Error(ErrorObject::new(e))
     }
 
-    /// A new object for each array, object and error in the value, alike in everything but
-    /// identity: what evaluating a literal makes, each time it is evaluated.
-    pub fn fresh(&self) -> Value {
+    /// The value as it reaches `realm`: an unplaced error is made there (see
+    /// [`ErrorRealm::Unplaced`]); any other value is itself.
+    pub fn placed(self, realm: ErrorRealm) -> Value {
         match self {
-            Value::Array(items) => Value::Array(items.iter().map(Value::fresh).collect()),
-            Value::Object(props) => {
-                Value::Object(props.iter().map(|(k, v)| (k.clone(), v.fresh())).collect())
+            Value::Error(e) => Value::Error(e.placed(realm)),
+            other => other,
+        }
+    }
+
+    /// An array or object just made, as made in `realm` (see [`Members::made_in`]); any other
+    /// value is itself.
+    pub fn made_in(self, realm: DocumentKey) -> Value {
+        match self {
+            Value::Array(m) => Value::Array(m.made_in(realm)),
+            Value::Object(m) => Value::Object(m.made_in(realm)),
+            other => other,
+        }
+    }
+
+    /// A new error object created in `realm`.
+    pub fn error_in(realm: DocumentKey, e: ErrorValue) -> Value {
+        Value::Error(ErrorObject::in_realm(realm, e))
+    }
+
+    /// A new object for each array, object and error in the value, alike in everything but
+    /// identity: what evaluating a literal makes, each time it is evaluated. The harness's
+    /// (see [`ErrorRealm::Harness`]); a script's is [`Value::fresh_in`].
+    pub fn fresh(&self) -> Value {
+        self.fresh_made(ErrorRealm::Harness)
+    }
+
+    /// [`Value::fresh`], evaluated by a script of `realm`: its errors are that realm's.
+    pub fn fresh_in(&self, realm: DocumentKey) -> Value {
+        self.fresh_made(ErrorRealm::In(realm))
+    }
+
+    fn fresh_made(&self, realm: ErrorRealm) -> Value {
+        fn members<T>(items: Vec<T>, realm: ErrorRealm, class: Option<&'static str>) -> Members<T> {
+            match realm {
+                ErrorRealm::In(d) => Members::made(items, Some(d), class),
+                _ => Members::made(items, None, class),
             }
-            Value::Error(e) => Value::error(ErrorValue::clone(e)),
+        }
+        match self {
+            Value::Array(items) => Value::Array(members(
+                items.iter().map(|i| i.fresh_made(realm)).collect(),
+                realm,
+                None,
+            )),
+            Value::Object(props) => Value::Object(members(
+                props
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.fresh_made(realm)))
+                    .collect(),
+                realm,
+                props.class(),
+            )),
+            Value::Error(e) => Value::Error(ErrorObject::made(realm, ErrorValue::clone(e))),
             other => other.clone(),
         }
     }
@@ -493,6 +645,9 @@ impl Value {
                 (true, false) => e.message.clone(),
                 (false, false) => format!("{}: {}", e.name, e.message),
             },
+            Value::Object(m) if m.class().is_some() => {
+                format!("[object {}]", m.class().unwrap_or("Object"))
+            }
             Value::Object(_) | Value::Thenable(_) | Value::Unserializable(_) => {
                 "[object Object]".into()
             }

@@ -25,6 +25,7 @@ pub fn to_idl_string(v: &Value) -> String {
         Value::Error(e) => format!("{}: {}", e.name, e.message),
         Value::Promise(_) => "[object Promise]".into(),
         Value::Window(..) => v.to_js_string(),
+        Value::Object(m) if m.class().is_some() => v.to_js_string(),
         _ => "[object Object]".into(),
     }
 }

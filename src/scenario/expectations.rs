@@ -295,7 +295,19 @@ impl SubtestParser {
                 });
             }
         }
-        let actual = self.postfix(p)?;
+        let mut actual = self.postfix(p)?;
+        // `expect A instanceof I` (or `DOC.I`): the value is an instance of that interface
+        // object (see `script::instance`); `== false` may follow.
+        if p.peek_keyword("instanceof") {
+            actual = self.instance_of(p, actual)?;
+            if p.at_end() || p.tags_follow() {
+                return Ok(ExpectKind::Value {
+                    actual,
+                    expected: Expr::Literal(Value::Bool(true)),
+                    equal: true,
+                });
+            }
+        }
         // `expect A === B` / `expect A !== B`: the comparison holds (IsStrictlyEqual, objects
         // by identity).
         let negated = if p.eat_punct("===") {
@@ -308,6 +320,11 @@ impl SubtestParser {
         if let Some(negated) = negated {
             self.compares_identity.set(true);
             let right = self.postfix(p)?;
+            let right = if p.peek_keyword("instanceof") {
+                self.instance_of(p, right)?
+            } else {
+                right
+            };
             return Ok(ExpectKind::Value {
                 actual: Expr::StrictEquals {
                     left: Box::new(actual),
@@ -317,6 +334,10 @@ impl SubtestParser {
                 expected: Expr::Literal(Value::Bool(true)),
                 equal: true,
             });
+        }
+        if matches!(actual, Expr::InstanceOf { .. }) && !(p.peek_punct("==") || p.peek_punct("!="))
+        {
+            return Err(p.error_expected("`==` or `!=` after `instanceof X`, or the line's end"));
         }
         if p.eat_keyword("fulfilled") {
             let value = if p.eat_keyword("with") {

@@ -180,6 +180,14 @@ pub enum Expr {
         right: Box<Expr>,
         negated: bool,
     },
+    /// `VALUE instanceof INTERFACE` or `VALUE instanceof DOC.INTERFACE`: ECMAScript's
+    /// InstanceofOperator against that interface object of the current realm or of the
+    /// document's (see `instance`).
+    InstanceOf {
+        value: Box<Expr>,
+        realm: Option<Box<Expr>>,
+        interface: String,
+    },
 }
 
 /// What a callback written by a scenario does.

@@ -569,6 +569,26 @@ pub trait Emit: Scene {
                 if *negated { "!==" } else { "===" },
                 self.expr(right, locals, mode)?
             ),
+            Expr::InstanceOf {
+                value,
+                realm,
+                interface,
+            } => {
+                let constructor = match realm.as_deref() {
+                    None => interface.clone(),
+                    Some(r) => {
+                        let window = match self.document_name(r, locals) {
+                            Some(doc) => format!("{}.window", js::member("s", doc)),
+                            None => self.expr(r, locals, mode)?,
+                        };
+                        js::member(&window, interface)
+                    }
+                };
+                format!(
+                    "(({}) instanceof {constructor})",
+                    self.expr(value, locals, mode)?
+                )
+            }
             Expr::Template(parts) => {
                 let mut text = String::from("`");
                 for part in parts {
@@ -932,6 +952,9 @@ fn mentions(e: &Expr, names: &[&str]) -> bool {
         }),
         Expr::Not(e) => mentions(e, names),
         Expr::StrictEquals { left, right, .. } => mentions(left, names) || mentions(right, names),
+        Expr::InstanceOf { value, realm, .. } => {
+            mentions(value, names) || realm.as_deref().is_some_and(|r| mentions(r, names))
+        }
         Expr::Callback(CallbackBody::Returns(e) | CallbackBody::Throws(e)) => mentions(e, names),
         Expr::Callback(CallbackBody::Pending | CallbackBody::Script(_)) | Expr::Literal(_) => false,
     }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::ast::{Block, Branch, CallbackBody, Expr, Frame, Function, LogPart, Stmt, StmtKind};
 use super::bindings::{self, type_error};
 use super::code::Code;
+use super::instance;
 use super::syntax::ParseError;
 use super::{ScriptHost, UncaughtError};
 use crate::host::budget::Stopped;
@@ -17,7 +18,7 @@ use crate::host::navigable::Navigables;
 use crate::host::parallel::ParallelStepKind;
 use crate::host::promise::Handler;
 use crate::host::timers::TimerKind;
-use crate::host::value::{ErrorValue, Value};
+use crate::host::value::{ErrorRealm, ErrorValue, Value};
 use crate::host::webidl::to_boolean;
 use crate::host::Completion;
 use crate::webmcp::steps::Steps;
@@ -146,12 +147,15 @@ pub trait Interpreter: ScriptHost {
         // on the stack: past a bound it throws, as a JavaScript engine's stack overflow does.
         if self.script_depth >= MAX_SCRIPT_DEPTH {
             let line = frame.block.line;
-            let error = Value::error(ErrorValue::named(
-                "RangeError",
-                format!(
-                    "Maximum call stack size exceeded (scripts nested {MAX_SCRIPT_DEPTH} deep)"
+            let error = Value::error_in(
+                frame.realm,
+                ErrorValue::named(
+                    "RangeError",
+                    format!(
+                        "Maximum call stack size exceeded (scripts nested {MAX_SCRIPT_DEPTH} deep)"
+                    ),
                 ),
-            ));
+            );
             self.script_threw(&frame, line, error);
             return;
         }
@@ -376,7 +380,10 @@ pub trait Interpreter: ScriptHost {
             StmtKind::Remove(e) => {
                 let doc = self.eval_document(frame, e)?;
                 self.remove_iframe(doc).map_err(|err| {
-                    Value::error(ErrorValue::dom("InvalidStateError", err.to_string()))
+                    Value::error_in(
+                        frame.realm,
+                        ErrorValue::dom("InvalidStateError", err.to_string()),
+                    )
                 })?;
                 Ok(Flow::Next)
             }
@@ -503,18 +510,28 @@ pub trait Interpreter: ScriptHost {
             return Ok(());
         }
         let (from, of) = (self.label(realm), self.label(owner));
-        Err(Value::error(ErrorValue::named(
-            "ReferenceError",
-            if window {
-                format!(
+        Err(Value::error_in(
+            realm,
+            ErrorValue::named(
+                "ReferenceError",
+                if window {
+                    format!(
                     "{name} is the window of {of}, which is in another browsing context group than {from}: a script of {from} cannot reach it (a page opened by another shares its group: `page P URL opened by Q`)"
                 )
-            } else {
-                format!(
+                } else {
+                    format!(
                     "{name} is an object of {of}'s agent, which a script of {from} cannot reach: HTML shares objects only between documents of one agent (one browsing context group and site, so one event loop; a page opened by another joins its group: `page P URL opened by Q`)"
                 )
-            },
-        )))
+                },
+            ),
+        ))
+    }
+
+    /// The realm an error a method or attribute of `target` throws is made in: Web IDL throws
+    /// in the current realm of the operation, the realm of its function object, which is the
+    /// object's relevant realm (the frame's own, for a value that has none the engine keeps).
+    fn thrower(&self, frame: &Frame, target: &Value) -> ErrorRealm {
+        ErrorRealm::In(instance::realm_of(self, target).unwrap_or(frame.realm))
     }
 
     /// Evaluates an expression in a frame; `Err` is a thrown exception.
@@ -522,8 +539,8 @@ pub trait Interpreter: ScriptHost {
         match expr {
             Expr::Literal(v) => {
                 pay(self.spend(copy_cost(v)))?;
-                // Each evaluation of `{}` or `[]` makes a new object.
-                Ok(v.fresh())
+                // Each evaluation of `{}` or `[]` makes a new object, in the frame's realm.
+                Ok(v.fresh_in(frame.realm))
             }
             Expr::Name(name) => {
                 if let Some((_, v)) = frame.locals.iter().rev().find(|(n, _)| n == name) {
@@ -532,10 +549,10 @@ pub trait Interpreter: ScriptHost {
                     return Ok(v);
                 }
                 let Some(value) = self.lookup(name).cloned() else {
-                    return Err(Value::error(ErrorValue::named(
-                        "ReferenceError",
-                        format!("{name} is not defined"),
-                    )));
+                    return Err(Value::error_in(
+                        frame.realm,
+                        ErrorValue::named("ReferenceError", format!("{name} is not defined")),
+                    ));
                 };
                 self.check_reach(frame.realm, name, &value)?;
                 pay(self.spend(copy_cost(&value)))?;
@@ -543,7 +560,9 @@ pub trait Interpreter: ScriptHost {
             }
             Expr::Member(target, prop) => {
                 let target = self.eval(frame, target)?;
+                let thrower = self.thrower(frame, &target);
                 bindings::script_get(self, frame.realm, &target, prop)
+                    .map_err(|e| e.placed(thrower))
             }
             Expr::Index(target, index) => {
                 let target = self.eval(frame, target)?;
@@ -567,7 +586,9 @@ pub trait Interpreter: ScriptHost {
                 for a in args {
                     values.push(self.eval(frame, a)?);
                 }
+                let thrower = self.thrower(frame, &target);
                 bindings::call_method(self, frame.realm, target, method, values)
+                    .map_err(|e| e.placed(thrower))
             }
             Expr::Global { name, args } => {
                 pay(self.spend(1))?;
@@ -575,7 +596,11 @@ pub trait Interpreter: ScriptHost {
                 for a in args {
                     values.push(self.eval(frame, a)?);
                 }
+                // What a global makes or throws is made in the current realm.
+                let realm = ErrorRealm::In(frame.realm);
                 bindings::call_global(self, frame.realm, name, values)
+                    .map(|v| v.placed(realm))
+                    .map_err(|e| e.placed(realm))
             }
             Expr::Object(props) => {
                 let mut out = Vec::with_capacity(props.len());
@@ -584,7 +609,7 @@ pub trait Interpreter: ScriptHost {
                     fuel += 1 + k.len() as u64;
                     out.push((k.clone(), self.eval(frame, e)?));
                 }
-                let v = Value::object(out);
+                let v = Value::object(out).made_in(frame.realm);
                 pay(self.made(&v, fuel))?;
                 Ok(v)
             }
@@ -593,7 +618,7 @@ pub trait Interpreter: ScriptHost {
                 for e in items {
                     out.push(self.eval(frame, e)?);
                 }
-                let v = Value::array(out);
+                let v = Value::array(out).made_in(frame.realm);
                 pay(self.made(&v, 1 + items.len() as u64))?;
                 Ok(v)
             }
@@ -609,6 +634,37 @@ pub trait Interpreter: ScriptHost {
                     Some(same) => Ok(Value::Bool(same != *negated)),
                     None => Err(type_error(NO_IDENTITY.into())),
                 }
+            }
+            Expr::InstanceOf {
+                value,
+                realm,
+                interface,
+            } => {
+                let v = self.eval(frame, value)?;
+                let realm = match realm {
+                    None => frame.realm,
+                    Some(e) => match self.eval(frame, e)? {
+                        Value::Window(d, _) => {
+                            // Reading `DOC.Interface` is a property read on its WindowProxy.
+                            let window = self.window_proxy_window(d);
+                            self.check_access(frame.realm, window)?;
+                            window
+                        }
+                        other => {
+                            return Err(type_error(format!(
+                                "Right-hand side of 'instanceof' is not callable: {} has no interface objects (`{interface}` is a Window's)",
+                                self.describe_value(&other)
+                            )))
+                        }
+                    },
+                };
+                Ok(Value::Bool(instance::instance_of(
+                    self,
+                    &v,
+                    frame.realm,
+                    realm,
+                    interface,
+                )))
             }
             Expr::Template(parts) => {
                 let mut text = String::new();
@@ -651,16 +707,19 @@ pub trait Interpreter: ScriptHost {
         if mine.same_origin(&self.documents[doc].origin) {
             Ok(())
         } else {
-            Err(Value::error(ErrorValue::dom(
-                "SecurityError",
-                format!(
-                    "a script of {} ({}) cannot reach {} ({}): they are not same origin",
-                    self.label(realm),
-                    mine,
-                    self.label(doc),
-                    self.documents[doc].origin
+            Err(Value::error_in(
+                realm,
+                ErrorValue::dom(
+                    "SecurityError",
+                    format!(
+                        "a script of {} ({}) cannot reach {} ({}): they are not same origin",
+                        self.label(realm),
+                        mine,
+                        self.label(doc),
+                        self.documents[doc].origin
+                    ),
                 ),
-            )))
+            ))
         }
     }
 

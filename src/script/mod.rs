@@ -20,6 +20,7 @@ pub mod ast;
 pub mod bindings;
 pub mod code;
 pub mod emit;
+pub mod instance;
 pub mod interpreter;
 pub mod js;
 pub mod lexer;

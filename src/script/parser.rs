@@ -502,7 +502,7 @@ impl ScriptParser {
     /// `(a === b) === c`). Each link is a level of the expression's nesting.
     pub(crate) fn expr(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
         let outer = p.depth;
-        let mut e = self.unary(p)?;
+        let mut e = self.relational(p)?;
         loop {
             let negated = if p.eat_punct("===") {
                 false
@@ -513,7 +513,7 @@ impl ScriptParser {
             };
             p.nest()?;
             self.compares_identity.set(true);
-            let right = self.unary(p)?;
+            let right = self.relational(p)?;
             e = Expr::StrictEquals {
                 left: Box::new(e),
                 right: Box::new(right),
@@ -522,6 +522,57 @@ impl ScriptParser {
         }
         p.depth = outer;
         Ok(e)
+    }
+
+    /// An operand of `===`: an operand of `instanceof`, then any number of `instanceof X`
+    /// (from the left, each a level of the nesting; relational operators bind tighter than
+    /// equality ones, and `!` tighter still).
+    pub(crate) fn relational(&self, p: &mut Cursor) -> Result<Expr, ParseError> {
+        let value = self.unary(p)?;
+        self.instance_of(p, value)
+    }
+
+    /// `value` followed by any number of `instanceof X`.
+    pub(crate) fn instance_of(&self, p: &mut Cursor, value: Expr) -> Result<Expr, ParseError> {
+        let outer = p.depth;
+        let mut e = value;
+        while p.eat_keyword("instanceof") {
+            p.nest()?;
+            let (realm, interface) = self.constructor(p)?;
+            e = Expr::InstanceOf {
+                value: Box::new(e),
+                realm: realm.map(Box::new),
+                interface,
+            };
+        }
+        p.depth = outer;
+        Ok(e)
+    }
+
+    /// The right operand of `instanceof`: an interface's name, after the names of the
+    /// document whose realm's interface object it is (`child.DOMException`,
+    /// `child.window.DOMException`).
+    fn constructor(&self, p: &mut Cursor) -> Result<(Option<Expr>, String), ParseError> {
+        const EXPECTED: &str = "an interface after `instanceof` (such as `TypeError`, `DOMException`, `ModelContext` or `HTMLFormElement`), or a document's: `DOC.DOMException`";
+        let mut path = vec![p.ident(EXPECTED)?];
+        while p.eat_punct(".") {
+            p.nest()?;
+            path.push(p.ident(EXPECTED)?);
+        }
+        let interface = path.pop().unwrap_or_default();
+        if !super::instance::is_interface(&interface) {
+            return Err(p.error_prev(format!(
+                "`{}` is not an interface the engine knows: expected {EXPECTED}",
+                shown(&interface)
+            )));
+        }
+        let realm = path.into_iter().fold(None, |target: Option<Expr>, name| {
+            Some(match target {
+                None => Expr::Name(name),
+                Some(t) => Expr::Member(Box::new(t), name),
+            })
+        });
+        Ok((realm, interface))
     }
 
     /// An operand: a value and its chain, after any number of `!`.

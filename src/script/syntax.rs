@@ -324,6 +324,10 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    pub fn peek_keyword(&self, kw: &str) -> bool {
+        matches!(self.peek(), Some(Token { tok: Tok::Ident(w), .. }) if w == kw)
+    }
+
     pub fn eat_keyword(&mut self, kw: &str) -> bool {
         if matches!(self.peek(), Some(Token { tok: Tok::Ident(w), .. }) if w == kw) {
             self.pos += 1;

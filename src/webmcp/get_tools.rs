@@ -13,7 +13,7 @@ use crate::host::keys::{DocumentKey, ParallelQueueKey, PromiseKey};
 use crate::host::origin::Origin;
 use crate::host::parallel::ParallelStepKind;
 use crate::host::spec::step_index;
-use crate::host::value::{ErrorValue, Facet, Value};
+use crate::host::value::{ErrorValue, Facet, Members, Value};
 use crate::host::webidl::{dictionary_value, member, to_usv_string};
 use crate::{return_rejected, step};
 
@@ -320,8 +320,12 @@ pub trait GetTools: WebMcpHost {
             tools.len()
         );
         // Web IDL converts the sequence to a new Array, and each RegisteredTool to a new
-        // object, at every call: a page can tell (`===`).
-        let list = Value::array(tools.iter().map(Value::fresh).collect());
+        // object, at every call: a page can tell (`===`). They are made in the realm of the
+        // promise (this ModelContext's relevant realm), as `instanceof` can tell.
+        let list = Value::Array(Members::in_realm(
+            tools.iter().map(|t| t.fresh_in(tool_requestor)).collect(),
+            tool_requestor,
+        ));
         self.queue_global_task(
             tool_requestor,
             TaskSource::Webmcp,

@@ -397,6 +397,33 @@ impl<'a> SubtestRun<'a> {
                     None => return Err(LineError::NoIdentity),
                 }
             }
+            // The harness runs in the test page (the first page's realm), as the export does.
+            Expr::InstanceOf {
+                value,
+                realm,
+                interface,
+            } => {
+                let v = self.eval(value)?;
+                let Some(current) = self.world.documents.keys().next() else {
+                    return Err(LineError::NotAReading);
+                };
+                let realm = match realm {
+                    None => current,
+                    Some(e) => match self.eval(e)? {
+                        Value::Window(d, _) => self.world.window_proxy_window(d),
+                        other => {
+                            return Err(LineError::NotAWindow(self.world.describe_value(&other)))
+                        }
+                    },
+                };
+                Value::Bool(crate::script::instance::instance_of(
+                    &self.world,
+                    &v,
+                    current,
+                    realm,
+                    interface,
+                ))
+            }
             Expr::Object(props) => Value::Object(
                 props
                     .iter()
@@ -575,6 +602,8 @@ fn error_name(v: &Value) -> Option<String> {
 fn values_match(actual: &Value, expected: &Value) -> bool {
     match (actual, expected) {
         (Value::Error(a), Value::Error(e)) if e.message.is_empty() => a.name == e.name,
+        // Errors, arrays and objects compare as values, whatever realm made them.
+        (Value::Error(a), Value::Error(e)) => **a == **e,
         (Value::Array(a), Value::Array(e)) => {
             a.len() == e.len() && a.iter().zip(e).all(|(x, y)| values_match(x, y))
         }

@@ -60,6 +60,9 @@ pub enum LineError {
     /// `===` in an expectation, of a value without identity.
     #[error("{}", crate::script::interpreter::NO_IDENTITY)]
     NoIdentity,
+    /// `instanceof DOC.Interface` in an expectation, where DOC is not a document.
+    #[error("{0} is not a document: `instanceof X.Interface` takes a document's interface object")]
+    NotAWindow(String),
     /// `DOC.querySelector(...)` in an expectation, with selectors that do not parse.
     #[error("{0}")]
     Selector(String),
