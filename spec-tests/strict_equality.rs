@@ -278,3 +278,33 @@ subtest "s"
     assert!(exported.html.contains("((s.a) !== ({}))"), "{}", exported.html);
     assert!(exported.html.contains(".modelContext) === ("), "{}", exported.html);
 }
+
+/// HTML's WindowProxy forwards every use to its browsing context's active Window: a `window`
+/// kept across its iframe's navigation reads the new document, its ModelContext and its tools,
+/// not the old one's (only the Window facet follows; a kept Document stays the old document).
+#[test]
+fn a_kept_window_proxy_reads_the_document_its_iframe_navigated_to() {
+    let r = run(r#"
+subtest "s"
+  page top https://a.test/
+  frame child in top https://a.test/child.html
+  task in top:
+    win = child.window
+    old_doc = win.document
+  run
+  navigate child to https://a.test/next.html as next
+  run
+  task in top:
+    moved = win.document !== old_doc
+    reached = win.document === next.document
+    await win.document.modelContext.registerTool({name: "after", description: "d", execute: returns(1)})
+    old_listing = old_doc.modelContext.getTools()
+  run
+  expect moved == true
+  expect reached == true
+  expect next.tools == ["after"]
+  expect win.modelContext === next.modelContext
+  expect old_listing rejected InvalidStateError
+"#);
+    assert_passes(&r);
+}

@@ -13,9 +13,11 @@ use super::iframe::SandboxFlags;
 use super::keys::{DocumentKey, EventLoopKey, ListenerKey, NavigableKey, NodeKey};
 use super::origin::{is_url_potentially_trustworthy, Origin};
 use super::permissions::{Allowlist, FeatureState};
+use super::seam::Facet;
 use super::seam::Upper;
 use super::shared::footprint;
 use super::switches::SecureContext;
+use super::value::Value;
 use super::{Host, HostError, HostState, MAX_IFRAME_DEPTH};
 
 /// A navigable. A top-level traversable is one without a parent.
@@ -870,6 +872,19 @@ impl<U: Upper> HostState<U> {
         match d.navigable.and_then(|n| self.navigables.get(n)) {
             Some(nav) if !nav.destroyed => nav.active_document.unwrap_or(window),
             _ => window,
+        }
+    }
+
+    /// A value as a script's use of it reaches: a WindowProxy (`Value::Window` with
+    /// [`Facet::Window`]) is its navigable's active Window at each use (see
+    /// [`Self::window_proxy_window`]); every other value is itself (a Document or a ModelContext
+    /// is its own document's, and a scenario's name for a document names that document).
+    pub fn through_window_proxy(&self, value: &Value) -> Value {
+        match value {
+            Value::Window(d, Facet::Window) => {
+                Value::Window(self.window_proxy_window(*d), Facet::Window)
+            }
+            other => other.clone(),
         }
     }
 

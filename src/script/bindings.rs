@@ -391,6 +391,7 @@ pub fn script_get<W: ScriptHost>(
     target: &Value,
     prop: &str,
 ) -> Completion {
+    let target = &w.through_window_proxy(target);
     if let Value::Window(d, _) = target {
         let Some(member) = WindowMember::parse(prop).filter(|m| m.in_script()) else {
             return Ok(Value::Undefined);
@@ -465,6 +466,7 @@ pub fn harness_get<W: ScriptHost>(
     target: &Value,
     prop: &str,
 ) -> Result<Value, HarnessReadError> {
+    let target = &w.through_window_proxy(target);
     if let Value::Window(d, _) = target {
         return match WindowMember::parse(prop) {
             Some(member) => Ok(window_member(w, *d, member)),
@@ -574,6 +576,7 @@ pub fn call_method<W: ScriptHost>(
     method: &str,
     args: Vec<Value>,
 ) -> Completion {
+    let target = w.through_window_proxy(&target);
     let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Undefined);
     match (&target, method) {
         (Value::Window(d, _), "querySelector") => {

@@ -10,10 +10,10 @@
 //! a function in the realm of its function object.
 //!
 //! Choices where the engine keeps less than a JavaScript engine does, said at the step:
-//! - An array or a plain object keeps its realm when a script's literal or a Web IDL
-//!   conversion into a promise's realm made it; one the engine made otherwise (a tool's
-//!   `input`, parsed from JSON) keeps none, and is answered by its kind alone (`input
-//!   instanceof child.Object` is true in every realm).
+//! - An array or a plain object keeps its realm when a script's literal, a Web IDL conversion
+//!   into a promise's realm, or a tool's execution (its `input` and `options`) made it; one
+//!   an algorithm made otherwise keeps none, and is answered by its kind alone (true in every
+//!   realm).
 //! - The events WebMCP's algorithms fire are held as their members with their interface's
 //!   name and their target's realm (`Members::platform`), so `instanceof ToolActivatedEvent`
 //!   and `instanceof Event` see them as the browser's do.

@@ -724,7 +724,8 @@ pub trait Interpreter: ScriptHost {
     }
 
     fn eval_document(&mut self, frame: &Frame, e: &Expr) -> Result<DocumentKey, Value> {
-        match self.eval(frame, e)? {
+        let value = self.eval(frame, e)?;
+        match self.through_window_proxy(&value) {
             Value::Window(d, _) => {
                 self.check_access(frame.realm, d)?;
                 Ok(d)
@@ -748,7 +749,8 @@ pub trait Interpreter: ScriptHost {
                 return Ok(EventTargetRef::Window(d));
             }
         }
-        match self.eval(frame, e)? {
+        let value = self.eval(frame, e)?;
+        match self.through_window_proxy(&value) {
             Value::Window(d, _) => {
                 self.check_access(frame.realm, d)?;
                 if !self.document(d).secure_context {

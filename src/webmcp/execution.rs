@@ -17,7 +17,7 @@ use crate::host::event_loop::{EventLoops, TaskAction, TaskSource};
 use crate::host::events::{Event, EventTargetRef, Events};
 use crate::host::keys::DocumentKey;
 use crate::host::promise::{Handler, Promises};
-use crate::host::value::{ErrorValue, Value};
+use crate::host::value::{ErrorValue, Members, Value};
 use crate::host::Running;
 use crate::step;
 
@@ -124,7 +124,8 @@ pub trait ToolExecuteSteps: WebMcpHost {
         // 2. Parse the input in the target's realm; an exception fails the execution (an Issue
         //    box asks for a DataError instead). executeTool() serialized it, so it parses.
         let input = match Value::from_json_str(input_arguments) {
-            Ok(v) => v,
+            // Its objects and arrays are made in the target's realm.
+            Ok(v) => v.fresh_in(target),
             Err(e) => {
                 step!(
                     self,
@@ -194,7 +195,10 @@ pub trait ToolExecuteSteps: WebMcpHost {
             "{uuid:?}"
         );
         // 8. options: { signal }.
-        let options = Value::object(vec![("signal".into(), Value::Signal(controller))]);
+        let options = Value::Object(Members::in_realm(
+            vec![("signal".into(), Value::Signal(controller))],
+            target,
+        ));
         step!(self, IMPERATIVE_EXECUTE_STEPS, "8", Some(target));
         // 9. Invoke execute with the input and options. What it throws becomes a rejected
         //    promise, what it returns is converted to Promise<any> in the target's realm
