@@ -137,5 +137,7 @@ impl World {
         }
         host.now.hash(h);
         host.unit.hash(h);
+        // Last: in an identity digest its entries are numbered by where the rest is held.
+        crate::script::heap::hash_heap(&script.heap, h);
     }
 }

@@ -106,16 +106,28 @@ pub const MAX_VALUE_DEPTH: u32 = 128;
 
 /// The elements of an array or the properties of an object. A value that holds another holds
 /// it by reference, as JavaScript does: `a = [a, a]` makes one array of two references to the
-/// old one, never a copy of it. The allocation is the object's identity, which `===` compares
-/// ([`Members::same`]): each evaluation of a literal makes a new one ([`Value::fresh`]). No
-/// script changes an object in place, so the members are shared until the engine builds a
-/// changed copy (`DerefMut` copies them first if another value still holds them; the copy is a
-/// new object). Each keeps its size, depth and hash once computed: walking a value that shares
-/// its parts costs what it holds, not what it would be written out as.
+/// old one, never a copy of it. Each object has an identity of its own, which `===` compares
+/// ([`Members::same`]): each evaluation of a literal makes a new one ([`Value::fresh`]). The
+/// members themselves are never changed in place: the engine builds a changed copy (`DerefMut`
+/// copies them first if another value still holds them; the copy is a new object), and a
+/// script that sets a member of an object makes a new *version* of it, which keeps its
+/// identity and which the script's heap records (see `script::heap`). Each keeps its size,
+/// depth and hash once computed: walking a value that shares its parts costs what it holds,
+/// not what it would be written out as.
 pub struct Members<T>(Arc<MembersInner<T>>);
+
+/// A new object identity (never 0). Only equality of identities is ever used: they never
+/// reach a state hash, a trace or a report, so the order they are handed out in (across
+/// threads) changes nothing.
+fn new_object_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
 
 struct MembersInner<T> {
     items: Vec<T>,
+    /// The object's identity, which all its versions share.
+    id: u64,
     /// The realm the array or object was made in, where the engine knows it: a script's
     /// literals and what Web IDL converts into a promise's realm (`instanceof` compares it);
     /// `None` for one the harness or an algorithm made, whose realm the engine does not keep.
@@ -134,6 +146,7 @@ impl<T: Clone> Clone for MembersInner<T> {
     fn clone(&self) -> Self {
         MembersInner {
             items: self.items.clone(),
+            id: new_object_id(),
             realm: self.realm,
             class: self.class,
             measure: OnceLock::new(),
@@ -158,13 +171,38 @@ impl<T> Members<T> {
     }
 
     fn made(items: Vec<T>, realm: Option<DocumentKey>, class: Option<&'static str>) -> Members<T> {
+        Members::with_id(items, new_object_id(), realm, class)
+    }
+
+    fn with_id(
+        items: Vec<T>,
+        id: u64,
+        realm: Option<DocumentKey>,
+        class: Option<&'static str>,
+    ) -> Members<T> {
         Members(Arc::new(MembersInner {
             items,
+            id,
             realm,
             class,
             measure: OnceLock::new(),
             hash: OnceLock::new(),
         }))
+    }
+
+    /// A new version of the same object, holding `items` (see `script::heap`).
+    pub fn version(&self, items: Vec<T>) -> Members<T> {
+        Members::with_id(items, self.0.id, self.0.realm, self.0.class)
+    }
+
+    /// The object's identity, shared by its versions.
+    pub fn id(&self) -> u64 {
+        self.0.id
+    }
+
+    /// Whether the two hold the very same version.
+    pub fn ptr_eq(&self, other: &Members<T>) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 
     /// The interface of a platform object held as members (see [`Members::platform`]).
@@ -184,14 +222,15 @@ impl<T> Members<T> {
         T: Clone,
     {
         match Arc::try_unwrap(self.0) {
-            Ok(inner) => Members::made(inner.items, Some(realm), inner.class),
+            Ok(inner) => Members::with_id(inner.items, inner.id, Some(realm), inner.class),
             Err(shared) => Members::made(shared.items.clone(), Some(realm), shared.class),
         }
     }
 
-    /// Whether two values hold the very same members (not only equal ones).
+    /// Whether two values are the very same object (not only equal ones), whichever of its
+    /// versions each holds.
     pub fn same(&self, other: &Members<T>) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        self.0.id == other.0.id
     }
 }
 
@@ -258,7 +297,7 @@ impl<T: Eq> Eq for Members<T> {}
 /// (see `shared::identity`), as the object's number there and then its items, walked anew.
 impl<T: Hash> Hash for Members<T> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        if super::shared::identity::hash_place(Arc::as_ptr(&self.0), state) {
+        if super::shared::identity::hash_object(self.0.id, state) {
             self.0.items.hash(state);
             (self.0.realm, self.0.class).hash(state);
             return;

@@ -921,9 +921,10 @@ pub fn set_member<W: ScriptHost>(
     use ElementAttribute as A;
     let node = match target {
         Value::Node(n) => *n,
+        // A plain object's members are set by the interpreter (see `heap`).
         Value::Object(_) | Value::Array(_) => {
             return Err(type_error(format!(
-                "cannot set `{member}` of a plain object or array: the engine's plain objects and arrays keep the members they were made with (it cannot change one in place for every name that holds it); make a new object instead"
+                "cannot set `{member}` of an array: the engine's arrays hold their elements only (a plain object's members can be set)"
             )))
         }
         Value::Undefined | Value::Null => {

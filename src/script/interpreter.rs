@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::ast::{Block, Branch, CallbackBody, Expr, Frame, Function, LogPart, Stmt, StmtKind};
 use super::bindings::{self, type_error};
 use super::code::Code;
+use super::heap;
 use super::instance;
 use super::syntax::ParseError;
 use super::{ScriptHost, UncaughtError};
@@ -252,8 +253,14 @@ pub trait Interpreter: ScriptHost {
             outer: Vec::new(),
         };
         match &function.body {
-            CallbackBody::Returns(e) => self.eval(&frame, e),
-            CallbackBody::Throws(e) => Err(self.eval(&frame, e)?),
+            CallbackBody::Returns(e) => {
+                let v = self.eval(&frame, e)?;
+                self.resolved(&v)
+            }
+            CallbackBody::Throws(e) => {
+                let v = self.eval(&frame, e)?;
+                Err(self.resolved(&v)?)
+            }
             CallbackBody::Pending => Ok(Value::Promise(self.new_promise(function.realm))),
             CallbackBody::Script(block) => {
                 // The body runs as an async function: its result is its completion promise.
@@ -310,7 +317,10 @@ pub trait Interpreter: ScriptHost {
             } => {
                 let target = self.eval(frame, target)?;
                 let value = self.eval(frame, value)?;
-                bindings::set_member(self, &target, member, value)?;
+                match self.version_of(&target) {
+                    Value::Object(object) => self.set_object_member(&object, member, value)?,
+                    target => bindings::set_member(self, &target, member, value)?,
+                }
                 Ok(Flow::Next)
             }
             StmtKind::Log(parts) => {
@@ -320,6 +330,7 @@ pub trait Interpreter: ScriptHost {
                         LogPart::Text(t) => text.push_str(t),
                         LogPart::Expr(e) => {
                             let v = self.eval(frame, e)?;
+                            let v = self.resolved(&v)?;
                             text.push_str(&self.display_value(&v));
                         }
                     }
@@ -353,12 +364,20 @@ pub trait Interpreter: ScriptHost {
                 frame.pc = 0;
                 Ok(Flow::Enter)
             }
-            StmtKind::Return(e) => Ok(Flow::Return(self.eval(frame, e)?)),
-            StmtKind::Throw(e) => Ok(Flow::Throw(self.eval(frame, e)?)),
+            // What leaves the script, as its objects' current versions (see `heap`).
+            StmtKind::Return(e) => {
+                let v = self.eval(frame, e)?;
+                Ok(Flow::Return(self.resolved(&v)?))
+            }
+            StmtKind::Throw(e) => {
+                let v = self.eval(frame, e)?;
+                Ok(Flow::Throw(self.resolved(&v)?))
+            }
             StmtKind::Resolve { target, value } | StmtKind::Reject { target, value } => {
                 let reject = matches!(stmt.kind, StmtKind::Reject { .. });
                 let target = self.eval(frame, target)?;
                 let value = self.eval(frame, value)?;
+                let value = self.resolved(&value)?;
                 match target {
                     Value::Promise(p) => {
                         if reject {
@@ -527,6 +546,25 @@ pub trait Interpreter: ScriptHost {
         ))
     }
 
+    /// ECMAScript's [[Set]] on an ordinary object: a new version of it, recorded in the heap
+    /// (see `heap`). A member of one of the platform's objects the engine holds as members (an
+    /// event) that is one of its interface's attributes has no setter: in a script that is not
+    /// strict, setting it does nothing.
+    fn set_object_member(
+        &mut self,
+        object: &crate::host::value::Members<(String, Value)>,
+        member: &str,
+        value: Value,
+    ) -> Result<(), Value> {
+        if object.class().is_some() && object.iter().any(|(k, _)| k == member) {
+            return Ok(());
+        }
+        let version = heap::with_member(object, member, value);
+        pay(self.made(&version, 1 + member.len() as u64))?;
+        self.script_mut().heap.set(object.id(), version);
+        Ok(())
+    }
+
     /// The realm an error a method or attribute of `target` throws is made in: Web IDL throws
     /// in the current realm of the operation, the realm of its function object, which is the
     /// object's relevant realm (the frame's own, for a value that has none the engine keeps).
@@ -560,12 +598,14 @@ pub trait Interpreter: ScriptHost {
             }
             Expr::Member(target, prop) => {
                 let target = self.eval(frame, target)?;
+                let target = self.version_of(&target);
                 let thrower = self.thrower(frame, &target);
                 bindings::script_get(self, frame.realm, &target, prop)
                     .map_err(|e| e.placed(thrower))
             }
             Expr::Index(target, index) => {
                 let target = self.eval(frame, target)?;
+                let target = self.version_of(&target);
                 let index = self.eval(frame, index)?;
                 bindings::index(&target, &index).ok_or_else(|| {
                     type_error(format!(
@@ -584,7 +624,8 @@ pub trait Interpreter: ScriptHost {
                 let target = self.eval(frame, target)?;
                 let mut values = Vec::with_capacity(args.len());
                 for a in args {
-                    values.push(self.eval(frame, a)?);
+                    let v = self.eval(frame, a)?;
+                    values.push(self.resolved(&v)?);
                 }
                 let thrower = self.thrower(frame, &target);
                 bindings::call_method(self, frame.realm, target, method, values)
@@ -594,7 +635,8 @@ pub trait Interpreter: ScriptHost {
                 pay(self.spend(1))?;
                 let mut values = Vec::with_capacity(args.len());
                 for a in args {
-                    values.push(self.eval(frame, a)?);
+                    let v = self.eval(frame, a)?;
+                    values.push(self.resolved(&v)?);
                 }
                 // What a global makes or throws is made in the current realm.
                 let realm = ErrorRealm::In(frame.realm);
@@ -674,6 +716,7 @@ pub trait Interpreter: ScriptHost {
                         LogPart::Text(t) => text.push_str(t),
                         LogPart::Expr(e) => {
                             let v = self.eval(frame, e)?;
+                            let v = self.resolved(&v)?;
                             // ToString of a value too large to be a string is not written out.
                             if v.size() > max {
                                 pay(self.made(&v, 0))?;

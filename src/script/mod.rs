@@ -20,6 +20,7 @@ pub mod ast;
 pub mod bindings;
 pub mod code;
 pub mod emit;
+pub mod heap;
 pub mod instance;
 pub mod interpreter;
 pub mod js;
@@ -63,6 +64,8 @@ pub struct ScriptState {
     /// for a document to exist reads from where it last looked, instead of every name each
     /// time. Not part of the state (the names' values are).
     pub(crate) documents_bound: Shared<Vec<String>>,
+    /// The current version of every object a script changed (see [`heap`]).
+    pub(crate) heap: heap::Heap,
 }
 
 /// What the page script needs of the world it runs in.
@@ -83,6 +86,25 @@ pub trait ScriptHost: WebMcpHost {
     /// A value the scenario named.
     fn lookup(&self, name: &str) -> Option<&Value> {
         self.script().env.get(name)
+    }
+
+    /// The current version of an array or object (see [`heap`]).
+    fn version_of(&self, v: &Value) -> Value {
+        self.script().heap.version_of(v)
+    }
+
+    /// The value as it leaves the script, its arrays and objects as their current versions
+    /// (see [`heap`]); a `RangeError` when that nests deeper than values may.
+    fn resolved(&self, v: &Value) -> Result<Value, Value> {
+        self.script().heap.resolved(v).ok_or_else(|| {
+            Value::error(crate::host::value::ErrorValue::named(
+                "RangeError",
+                format!(
+                    "the value nests deeper than {} arrays and objects",
+                    crate::host::value::MAX_VALUE_DEPTH
+                ),
+            ))
+        })
     }
 
     /// Names a value for the page's script.

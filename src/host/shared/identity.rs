@@ -2,7 +2,8 @@
 //! (one that uses `===` or `!==`).
 //!
 //! Arrays, plain objects, errors and functions are compared by identity there (see
-//! `Value::is_strictly_equal`), and their identity is their allocation: two names bound to one
+//! `Value::is_strictly_equal`): an error's or a function's is its allocation, an array's or
+//! object's the identity all its versions share (see `script::heap`); two names bound to one
 //! object share it, and two evaluations of `{}` make two. A world's state hash covers their
 //! contents only, so two states that differ only in which names share an object would merge,
 //! and `===` could then tell apart two schedules the explorer took for one. The digest numbers
@@ -18,13 +19,35 @@ use std::hash::Hasher;
 
 thread_local! {
     /// While a digest is taken: each object's number, by address.
-    static PLACES: RefCell<Option<HashMap<*const (), u64>>> = const { RefCell::new(None) };
+    static PLACES: RefCell<Option<HashMap<Place, u64>>> = const { RefCell::new(None) };
+}
+
+/// What an object is known by: its allocation (an error, a function), or the identity that
+/// all versions of an array or object share (see `Members`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Place {
+    Address(*const ()),
+    Object(u64),
 }
 
 /// While a digest is taken, writes the number of the object at `address` (the next one if it
 /// is new) into `state`, and says so; otherwise writes nothing.
 pub(crate) fn hash_place<T: ?Sized, H: Hasher>(address: *const T, state: &mut H) -> bool {
-    match place(address as *const ()) {
+    write_place(Place::Address(address as *const ()), state)
+}
+
+/// [`hash_place`] for an array or object, by its identity.
+pub(crate) fn hash_object<H: Hasher>(id: u64, state: &mut H) -> bool {
+    write_place(Place::Object(id), state)
+}
+
+/// The number an array or object already has in the digest being taken, if any.
+pub(crate) fn object_place(id: u64) -> Option<u64> {
+    PLACES.with(|p| p.borrow().as_ref()?.get(&Place::Object(id)).copied())
+}
+
+fn write_place<H: Hasher>(at: Place, state: &mut H) -> bool {
+    match place(at) {
         Some(n) => {
             state.write_u64(n);
             true
@@ -35,12 +58,12 @@ pub(crate) fn hash_place<T: ?Sized, H: Hasher>(address: *const T, state: &mut H)
 
 /// The object's number in the digest being taken (the next one if it is new), or `None`
 /// when no digest is being taken.
-fn place(address: *const ()) -> Option<u64> {
+fn place(at: Place) -> Option<u64> {
     PLACES.with(|p| {
         let mut p = p.borrow_mut();
         let map = p.as_mut()?;
         let next = map.len() as u64;
-        Some(*map.entry(address).or_insert(next))
+        Some(*map.entry(at).or_insert(next))
     })
 }
 
@@ -53,7 +76,7 @@ pub fn active() -> bool {
 /// objects numbered by first sight. The walk holds every object it meets, so no address is
 /// reused while it runs.
 pub fn digest<R>(walk: impl FnOnce() -> R) -> R {
-    struct Reset(Option<HashMap<*const (), u64>>);
+    struct Reset(Option<HashMap<Place, u64>>);
     impl Drop for Reset {
         fn drop(&mut self) {
             let old = self.0.take();

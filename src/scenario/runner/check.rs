@@ -80,7 +80,18 @@ impl<'a> SubtestRun<'a> {
                 let Value::Promise(p) = v else {
                     return Err(LineError::NotAPromise(self.world.describe_value(&v)));
                 };
-                let actual_state = self.world.promise_state(p).clone();
+                // Its value as it is now: a script may have changed an object after settling
+                // the promise with it (see `script::heap`).
+                let heap = &self.world.script.heap;
+                let actual_state = match self.world.promise_state(p) {
+                    PromiseState::Fulfilled(v) => {
+                        PromiseState::Fulfilled(heap.resolved(v).ok_or(LineError::TooDeep)?)
+                    }
+                    PromiseState::Rejected(v) => {
+                        PromiseState::Rejected(heap.resolved(v).ok_or(LineError::TooDeep)?)
+                    }
+                    PromiseState::Pending => PromiseState::Pending,
+                };
                 let actual = self.show_state(&actual_state);
                 // What a page's check reads: the state, and the value or the error's name
                 // where the expectation names one and the state is the one expected.
@@ -348,8 +359,14 @@ impl<'a> SubtestRun<'a> {
     pub(super) fn eval(&self, e: &Expr) -> Result<Value, LineError> {
         Ok(match e {
             Expr::Literal(v) => v.fresh(),
+            // The harness reads objects as their current versions (see `script::heap`).
             Expr::Name(n) => match self.world.lookup(n) {
-                Some(v) => v.clone(),
+                Some(v) => self
+                    .world
+                    .script
+                    .heap
+                    .resolved(v)
+                    .ok_or(LineError::TooDeep)?,
                 None => match self.observations.get(n) {
                     Some(o) => self.observation_value(*o),
                     None => return Err(LineError::Unbound(n.clone())),
@@ -357,10 +374,12 @@ impl<'a> SubtestRun<'a> {
             },
             Expr::Member(target, prop) => {
                 let t = self.eval(target)?;
+                let t = self.world.version_of(&t);
                 bindings::harness_get(&self.world, &t, prop)?
             }
             Expr::Index(target, index) => {
                 let t = self.eval(target)?;
+                let t = self.world.version_of(&t);
                 let i = self.eval(index)?;
                 bindings::index(&t, &i).ok_or_else(|| {
                     LineError::BadIndex(

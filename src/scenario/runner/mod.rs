@@ -60,6 +60,12 @@ pub enum LineError {
     /// `===` in an expectation, of a value without identity.
     #[error("{}", crate::script::interpreter::NO_IDENTITY)]
     NoIdentity,
+    /// A value whose objects' current versions nest deeper than values may.
+    #[error(
+        "the value nests deeper than {} arrays and objects",
+        crate::host::value::MAX_VALUE_DEPTH
+    )]
+    TooDeep,
     /// `instanceof DOC.Interface` in an expectation, where DOC is not a document.
     #[error("{0} is not a document: `instanceof X.Interface` takes a document's interface object")]
     NotAWindow(String),
@@ -551,7 +557,9 @@ impl<'a> SubtestRun<'a> {
         use std::hash::Hash;
         let mut h = StateHasher::default();
         self.world.hash_state(&mut h);
-        if self.subtest.compares_identity {
+        // A changed object is known by its identity, so a state whose heap holds one compares
+        // identities too (see `script::heap`).
+        if self.subtest.compares_identity || !self.world.script.heap.is_empty() {
             self.world.identity_digest().hash(&mut h);
         }
         self.index.hash(&mut h);
