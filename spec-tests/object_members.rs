@@ -217,3 +217,19 @@ subtest "s"
     assert!(e.html.contains("s.o.a = 2;"), "{}", e.html);
     assert_eq!(e.exported().count(), 1);
 }
+
+/// Objects that hold each other twice over, each changed after the last was made: no version
+/// is large, but the value a method is given (its objects as they are then) would be 2^60
+/// objects written out. It is held to the value-size budget, as a literal is, at once.
+#[test]
+fn a_value_made_huge_by_changes_is_held_to_the_value_budget() {
+    let mut text = String::from("subtest \"s\"\n  page top https://a.test/\n  task in top:\n    a0 = {}\n");
+    for i in 1..=60 {
+        text.push_str(&format!("    a{i} = {{}}\n    a{i}.x = [a{}, a{}]\n", i - 1, i - 1));
+    }
+    text.push_str("    log \"built\"\n    r = top.registerTool({name: \"t\", description: \"d\", inputSchema: a60, execute: returns(1)})\n  run\n  expect log == [\"built\"]\n");
+    let r = run(&text);
+    let s = &r.subtests[0];
+    assert_eq!(s.status, Status::Error, "{s:?}");
+    assert!(format!("{s:?}").contains("past the budget"), "{s:?}");
+}

@@ -508,6 +508,19 @@ impl Value {
         Value::String(s.into())
     }
 
+    /// Whether the two are the very same value at the top: the same version of an array or
+    /// object, or equal otherwise.
+    pub fn ptr_eq_top(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Array(a), Value::Array(b)) => a.ptr_eq(b),
+            (Value::Object(a), Value::Object(b)) => a.ptr_eq(b),
+            (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => {
+                false
+            }
+            (a, b) => a == b,
+        }
+    }
+
     /// A new error, not yet placed in a realm (see [`ErrorRealm::Unplaced`]).
     pub fn error(e: ErrorValue) -> Value {
         Value::Error(ErrorObject::new(e))

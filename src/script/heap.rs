@@ -71,29 +71,35 @@ impl Heap {
         if self.versions.is_empty() {
             return Some(v.clone());
         }
-        let mut path = Vec::new();
-        self.resolve(v, &mut path)
+        let mut walk = Walk::default();
+        self.resolve(v, &mut walk)
     }
 
-    fn resolve(&self, v: &Value, path: &mut Vec<u64>) -> Option<Value> {
+    fn resolve(&self, v: &Value, walk: &mut Walk) -> Option<Value> {
         let id = match v {
             Value::Array(m) => m.id(),
             Value::Object(m) => m.id(),
             other => return Some(other.clone()),
         };
-        if path.contains(&id) {
+        if walk.path.contains(&id) {
             return Some(Value::Unserializable(Unserializable::Circular));
         }
-        if path.len() as u32 >= MAX_VALUE_DEPTH {
+        // Each object is resolved once: a value that holds one object many times (or holds
+        // objects that hold each other many times over) costs what it holds, not what it would
+        // be written out as.
+        if let Some(done) = walk.done.get(&id) {
+            return Some(done.clone());
+        }
+        if walk.path.len() as u32 >= MAX_VALUE_DEPTH {
             return None;
         }
-        path.push(id);
+        walk.path.push(id);
         let current = self.version_of(v);
         let out = match &current {
             Value::Array(m) => {
                 let items = m
                     .iter()
-                    .map(|i| self.resolve(i, path))
+                    .map(|i| self.resolve(i, walk))
                     .collect::<Option<Vec<_>>>()?;
                 if items.iter().zip(m.iter()).all(|(a, b)| same_value(a, b)) {
                     current.clone()
@@ -104,7 +110,7 @@ impl Heap {
             Value::Object(m) => {
                 let items = m
                     .iter()
-                    .map(|(k, i)| Some((k.clone(), self.resolve(i, path)?)))
+                    .map(|(k, i)| Some((k.clone(), self.resolve(i, walk)?)))
                     .collect::<Option<Vec<_>>>()?;
                 if items
                     .iter()
@@ -118,7 +124,8 @@ impl Heap {
             }
             other => other.clone(),
         };
-        path.pop();
+        walk.path.pop();
+        walk.done.insert(id, out.clone());
         Some(out)
     }
 
@@ -126,6 +133,13 @@ impl Heap {
     pub fn set(&mut self, id: u64, version: Value) {
         self.versions.insert(id, version);
     }
+}
+
+/// Where a resolution is: the objects it is inside of, and those it has resolved.
+#[derive(Default)]
+struct Walk {
+    path: Vec<u64>,
+    done: std::collections::HashMap<u64, Value>,
 }
 
 /// Whether resolving left a member as it was (the very same version, or the same primitive).

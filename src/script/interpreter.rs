@@ -255,11 +255,11 @@ pub trait Interpreter: ScriptHost {
         match &function.body {
             CallbackBody::Returns(e) => {
                 let v = self.eval(&frame, e)?;
-                self.resolved(&v)
+                self.leaving(&v)
             }
             CallbackBody::Throws(e) => {
                 let v = self.eval(&frame, e)?;
-                Err(self.resolved(&v)?)
+                Err(self.leaving(&v)?)
             }
             CallbackBody::Pending => Ok(Value::Promise(self.new_promise(function.realm))),
             CallbackBody::Script(block) => {
@@ -330,7 +330,7 @@ pub trait Interpreter: ScriptHost {
                         LogPart::Text(t) => text.push_str(t),
                         LogPart::Expr(e) => {
                             let v = self.eval(frame, e)?;
-                            let v = self.resolved(&v)?;
+                            let v = self.leaving(&v)?;
                             text.push_str(&self.display_value(&v));
                         }
                     }
@@ -367,17 +367,17 @@ pub trait Interpreter: ScriptHost {
             // What leaves the script, as its objects' current versions (see `heap`).
             StmtKind::Return(e) => {
                 let v = self.eval(frame, e)?;
-                Ok(Flow::Return(self.resolved(&v)?))
+                Ok(Flow::Return(self.leaving(&v)?))
             }
             StmtKind::Throw(e) => {
                 let v = self.eval(frame, e)?;
-                Ok(Flow::Throw(self.resolved(&v)?))
+                Ok(Flow::Throw(self.leaving(&v)?))
             }
             StmtKind::Resolve { target, value } | StmtKind::Reject { target, value } => {
                 let reject = matches!(stmt.kind, StmtKind::Reject { .. });
                 let target = self.eval(frame, target)?;
                 let value = self.eval(frame, value)?;
-                let value = self.resolved(&value)?;
+                let value = self.leaving(&value)?;
                 match target {
                     Value::Promise(p) => {
                         if reject {
@@ -546,6 +546,16 @@ pub trait Interpreter: ScriptHost {
         ))
     }
 
+    /// A value as it leaves the script (see `heap`): its objects as their current versions,
+    /// which the value-size budget then counts as it counts a value the script makes.
+    fn leaving(&mut self, v: &Value) -> Completion {
+        let out = self.resolved(v)?;
+        if !out.ptr_eq_top(v) {
+            pay(self.made(&out, 0))?;
+        }
+        Ok(out)
+    }
+
     /// ECMAScript's [[Set]] on an ordinary object: a new version of it, recorded in the heap
     /// (see `heap`). A member of one of the platform's objects the engine holds as members (an
     /// event) that is one of its interface's attributes has no setter: in a script that is not
@@ -625,7 +635,7 @@ pub trait Interpreter: ScriptHost {
                 let mut values = Vec::with_capacity(args.len());
                 for a in args {
                     let v = self.eval(frame, a)?;
-                    values.push(self.resolved(&v)?);
+                    values.push(self.leaving(&v)?);
                 }
                 let thrower = self.thrower(frame, &target);
                 bindings::call_method(self, frame.realm, target, method, values)
@@ -636,7 +646,7 @@ pub trait Interpreter: ScriptHost {
                 let mut values = Vec::with_capacity(args.len());
                 for a in args {
                     let v = self.eval(frame, a)?;
-                    values.push(self.resolved(&v)?);
+                    values.push(self.leaving(&v)?);
                 }
                 // What a global makes or throws is made in the current realm.
                 let realm = ErrorRealm::In(frame.realm);
@@ -716,7 +726,7 @@ pub trait Interpreter: ScriptHost {
                         LogPart::Text(t) => text.push_str(t),
                         LogPart::Expr(e) => {
                             let v = self.eval(frame, e)?;
-                            let v = self.resolved(&v)?;
+                            let v = self.leaving(&v)?;
                             // ToString of a value too large to be a string is not written out.
                             if v.size() > max {
                                 pay(self.made(&v, 0))?;

@@ -82,14 +82,9 @@ impl<'a> SubtestRun<'a> {
                 };
                 // Its value as it is now: a script may have changed an object after settling
                 // the promise with it (see `script::heap`).
-                let heap = &self.world.script.heap;
                 let actual_state = match self.world.promise_state(p) {
-                    PromiseState::Fulfilled(v) => {
-                        PromiseState::Fulfilled(heap.resolved(v).ok_or(LineError::TooDeep)?)
-                    }
-                    PromiseState::Rejected(v) => {
-                        PromiseState::Rejected(heap.resolved(v).ok_or(LineError::TooDeep)?)
-                    }
+                    PromiseState::Fulfilled(v) => PromiseState::Fulfilled(self.now(v)?),
+                    PromiseState::Rejected(v) => PromiseState::Rejected(self.now(v)?),
                     PromiseState::Pending => PromiseState::Pending,
                 };
                 let actual = self.show_state(&actual_state);
@@ -355,18 +350,30 @@ impl<'a> SubtestRun<'a> {
         }
     }
 
+    /// A value with its objects as they are now (see `script::heap`), within the budgets a
+    /// value the script makes is held to.
+    fn now(&self, v: &Value) -> Result<Value, LineError> {
+        let out = self
+            .world
+            .script
+            .heap
+            .resolved(v)
+            .ok_or(LineError::TooDeep)?;
+        if !out.ptr_eq_top(v)
+            && crate::host::budget::check_value(&out, &self.world.budgets).is_err()
+        {
+            return Err(LineError::TooDeep);
+        }
+        Ok(out)
+    }
+
     /// Reads a value for an expectation, without running any algorithm step.
     pub(super) fn eval(&self, e: &Expr) -> Result<Value, LineError> {
         Ok(match e {
             Expr::Literal(v) => v.fresh(),
             // The harness reads objects as their current versions (see `script::heap`).
             Expr::Name(n) => match self.world.lookup(n) {
-                Some(v) => self
-                    .world
-                    .script
-                    .heap
-                    .resolved(v)
-                    .ok_or(LineError::TooDeep)?,
+                Some(v) => self.now(v)?,
                 None => match self.observations.get(n) {
                     Some(o) => self.observation_value(*o),
                     None => return Err(LineError::Unbound(n.clone())),
