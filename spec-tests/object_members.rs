@@ -5,12 +5,10 @@
 //!
 //! <https://tc39.es/ecma262/#sec-putvalue>, <https://tc39.es/ecma262/#sec-ordinaryset>
 
-use std::collections::BTreeMap;
 
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
 use webmcp_ref::engine::profile::Profile;
-use webmcp_ref::explore::{explore_subtest, ExploreOptions, Progress};
 use webmcp_ref::export::export_file;
 use webmcp_ref::scenario::{parse_file, run_file, FileResult, RunOptions, Status};
 
@@ -184,17 +182,7 @@ subtest "which object changed"
 "#;
     let file = parse_file("t.scn", text).unwrap();
     assert!(!file.subtests[0].compares_identity);
-    for (reduce, partial_order) in [(true, true), (true, false), (false, false)] {
-        let options = ExploreOptions {
-            profile: Profile::spec(),
-            reduce,
-            partial_order,
-            ..ExploreOptions::default()
-        };
-        let e = explore_subtest(&file, &file.subtests[0], &options, &Progress::default());
-        let by_line: BTreeMap<u32, bool> =
-            e.expectations.iter().map(|v| (v.line, v.holds)).collect();
-        let how = format!("reduce {reduce}, partial order {partial_order}");
+    for (how, by_line) in crate::common::explored_three_ways(&file) {
         assert!(by_line[&22], "{how}: a schedule where `a` changed");
         assert!(by_line[&23], "{how}: a schedule where `b` changed");
     }

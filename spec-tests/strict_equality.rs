@@ -8,12 +8,10 @@
 //! <https://webidl.spec.whatwg.org/#js-dictionary>,
 //! <https://html.spec.whatwg.org/multipage/nav-history-apis.html#the-windowproxy-exotic-object>
 
-use std::collections::BTreeMap;
 
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
 use webmcp_ref::engine::profile::Profile;
-use webmcp_ref::explore::{explore_subtest, ExploreOptions, Progress};
 use webmcp_ref::export::export_file;
 use webmcp_ref::scenario::{parse_file, run_file, FileResult, RunOptions, Status};
 
@@ -58,17 +56,7 @@ subtest "which object is last"
 "#;
     let file = parse_file("t.scn", text).unwrap();
     assert!(file.subtests[0].compares_identity);
-    for (reduce, partial_order) in [(true, true), (true, false), (false, false)] {
-        let options = ExploreOptions {
-            profile: Profile::spec(),
-            reduce,
-            partial_order,
-            ..ExploreOptions::default()
-        };
-        let e = explore_subtest(&file, &file.subtests[0], &options, &Progress::default());
-        let by_line: BTreeMap<u32, bool> =
-            e.expectations.iter().map(|v| (v.line, v.holds)).collect();
-        let how = format!("reduce {reduce}, partial order {partial_order}");
+    for (how, by_line) in crate::common::explored_three_ways(&file) {
         assert!(by_line[&18], "{how}: a schedule where `last` is `a`");
         assert!(by_line[&19], "{how}: a schedule where `last` is `b`");
     }

@@ -413,3 +413,30 @@ pub fn browser_path() -> std::path::PathBuf {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::path::PathBuf::from("/usr/bin/chromium"))
 }
+
+/// Explores the file's first subtest under `spec` three ways (with both reductions, without
+/// the partial order, with neither) and gives, for each, how it was explored and whether each
+/// expectation line held in some schedule: what a test that the explorer keeps two outcomes
+/// apart checks.
+pub fn explored_three_ways(
+    file: &webmcp_ref::scenario::ScenarioFile,
+) -> Vec<(String, std::collections::BTreeMap<u32, bool>)> {
+    use webmcp_ref::explore::{explore_subtest, ExploreOptions, Progress};
+    [(true, true), (true, false), (false, false)]
+        .into_iter()
+        .map(|(reduce, partial_order)| {
+            let options = ExploreOptions {
+                profile: Profile::spec(),
+                reduce,
+                partial_order,
+                ..ExploreOptions::default()
+            };
+            let e = explore_subtest(file, &file.subtests[0], &options, &Progress::default());
+            let by_line = e.expectations.iter().map(|v| (v.line, v.holds)).collect();
+            (
+                format!("reduce {reduce}, partial order {partial_order}"),
+                by_line,
+            )
+        })
+        .collect()
+}

@@ -27,22 +27,17 @@ use super::ScriptHost;
 use crate::host::dom::dispatch::PathTarget;
 use crate::host::dom::node::NodeData;
 use crate::host::keys::DocumentKey;
-use crate::host::value::{ErrorKind, ErrorRealm, Facet, Value};
+use crate::host::value::{ErrorKind, ErrorRealm, Facet, Value, ECMA_ERRORS};
 
-/// The interfaces and constructors the right operand may name.
+/// The interfaces and constructors the right operand may name, besides ECMAScript's error
+/// constructors and HTML's element interfaces.
 pub const INTERFACES: &[&str] = &[
     // ECMAScript
     "Object",
     "Array",
     "Function",
     "Promise",
-    "Error",
-    "TypeError",
-    "RangeError",
-    "SyntaxError",
-    "ReferenceError",
-    "EvalError",
-    "URIError",
+    // (and ECMAScript's error constructors: `ECMA_ERRORS`)
     // Web IDL, DOM, HTML
     "DOMException",
     "EventTarget",
@@ -199,10 +194,12 @@ const PLAIN_HTML_ELEMENTS: &[&str] = &[
     "wbr",
 ];
 
-/// Whether the right operand may name `name` (an interface in [`INTERFACES`] or one of HTML's
-/// element interfaces).
+/// Whether the right operand may name `name` (an interface in [`INTERFACES`], an ECMAScript
+/// error constructor, or one of HTML's element interfaces).
 pub fn is_interface(name: &str) -> bool {
-    INTERFACES.contains(&name) || HTML_ELEMENTS.iter().any(|(_, i)| *i == name)
+    INTERFACES.contains(&name)
+        || ECMA_ERRORS.contains(&name)
+        || HTML_ELEMENTS.iter().any(|(_, i)| *i == name)
 }
 
 /// The realm a script's objects live in: a document with a browsing context is its own Window's
@@ -263,7 +260,7 @@ fn chain<W: ScriptHost>(w: &W, value: &Value) -> Option<(Option<DocumentKey>, Ve
             // Web IDL: DOMException's prototype inherits from %Error.prototype%.
             let own = match e.kind {
                 ErrorKind::DomException => "DOMException",
-                ErrorKind::Ecma => crate::host::value::ECMA_ERRORS
+                ErrorKind::Ecma => ECMA_ERRORS
                     .iter()
                     .copied()
                     .find(|n| *n == e.name)
