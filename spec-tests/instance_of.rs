@@ -12,20 +12,15 @@
 #[allow(unused_imports)]
 use webmcp_ref::prelude::*;
 use webmcp_ref::export::export_file;
-use webmcp_ref::scenario::{parse_file, run_file, FileResult, RunOptions, Status};
+use webmcp_ref::scenario::{parse_file, FileResult};
 use webmcp_ref::Profile;
 
 fn run(text: &str) -> FileResult {
-    let f = parse_file("instanceof.scn", &format!("title: t\n{text}"))
-        .unwrap_or_else(|e| panic!("{e}"));
-    run_file(&f, &RunOptions::default())
+    crate::common::run_text("instanceof.scn", text)
 }
 
 fn assert_passes(r: &FileResult) {
-    assert!(!r.subtests.is_empty());
-    for s in &r.subtests {
-        assert_eq!(s.status, Status::Pass, "{}: {:?}", s.name, s.messages);
-    }
+    crate::common::assert_all_pass(r)
 }
 
 fn parse_error(text: &str) -> String {

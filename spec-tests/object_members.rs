@@ -10,19 +10,14 @@
 use webmcp_ref::prelude::*;
 use webmcp_ref::engine::profile::Profile;
 use webmcp_ref::export::export_file;
-use webmcp_ref::scenario::{parse_file, run_file, FileResult, RunOptions, Status};
+use webmcp_ref::scenario::{parse_file, FileResult, Status};
 
 fn run(text: &str) -> FileResult {
-    let f = parse_file("object-members.scn", &format!("title: t\n{text}"))
-        .unwrap_or_else(|e| panic!("{e}"));
-    run_file(&f, &RunOptions::default())
+    crate::common::run_text("object-members.scn", text)
 }
 
 fn assert_passes(r: &FileResult) {
-    assert!(!r.subtests.is_empty());
-    for s in &r.subtests {
-        assert_eq!(s.status, Status::Pass, "{}: {:?}", s.name, s.messages);
-    }
+    crate::common::assert_all_pass(r)
 }
 
 /// Every name and every value holding the object sees the change; it stays the same object.

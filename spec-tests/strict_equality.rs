@@ -13,18 +13,14 @@
 use webmcp_ref::prelude::*;
 use webmcp_ref::engine::profile::Profile;
 use webmcp_ref::export::export_file;
-use webmcp_ref::scenario::{parse_file, run_file, FileResult, RunOptions, Status};
+use webmcp_ref::scenario::{parse_file, FileResult, Status};
 
 fn run(text: &str) -> FileResult {
-    let f = parse_file("strict-equality.scn", &format!("title: t\n{text}"))
-        .unwrap_or_else(|e| panic!("{e}"));
-    run_file(&f, &RunOptions::default())
+    crate::common::run_text("strict-equality.scn", text)
 }
 
 fn assert_passes(r: &FileResult) {
-    for s in &r.subtests {
-        assert_eq!(s.status, Status::Pass, "{}: {:?}", s.name, s.messages);
-    }
+    crate::common::assert_all_pass(r)
 }
 
 /// Two event loops each bind `last` to one of two objects alike in everything but identity:

@@ -440,3 +440,25 @@ pub fn explored_three_ways(
         })
         .collect()
 }
+
+/// Parses `text` (after a `title:` line) as a scenario file named `name` and runs it under the
+/// default options.
+pub fn run_text(name: &str, text: &str) -> webmcp_ref::scenario::FileResult {
+    let f = webmcp_ref::scenario::parse_file(name, &format!("title: t\n{text}"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    webmcp_ref::scenario::run_file(&f, &webmcp_ref::scenario::RunOptions::default())
+}
+
+/// Every subtest of the run passed (and there was one).
+pub fn assert_all_pass(r: &webmcp_ref::scenario::FileResult) {
+    assert!(!r.subtests.is_empty());
+    for s in &r.subtests {
+        assert_eq!(
+            s.status,
+            webmcp_ref::scenario::Status::Pass,
+            "{}: {:?}",
+            s.name,
+            s.messages
+        );
+    }
+}
