@@ -609,9 +609,9 @@ pub trait Interpreter: ScriptHost {
             Expr::Member(target, prop) => {
                 let target = self.eval(frame, target)?;
                 let target = self.version_of(&target);
-                let thrower = self.thrower(frame, &target);
+                // The thrower's realm is looked up only for an error.
                 bindings::script_get(self, frame.realm, &target, prop)
-                    .map_err(|e| e.placed(thrower))
+                    .map_err(|e| e.placed(self.thrower(frame, &target)))
             }
             Expr::Index(target, index) => {
                 let target = self.eval(frame, target)?;
@@ -637,9 +637,9 @@ pub trait Interpreter: ScriptHost {
                     let v = self.eval(frame, a)?;
                     values.push(self.leaving(&v)?);
                 }
-                let thrower = self.thrower(frame, &target);
+                let held = target.clone();
                 bindings::call_method(self, frame.realm, target, method, values)
-                    .map_err(|e| e.placed(thrower))
+                    .map_err(|e| e.placed(self.thrower(frame, &held)))
             }
             Expr::Global { name, args } => {
                 pay(self.spend(1))?;
