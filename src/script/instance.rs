@@ -218,7 +218,7 @@ pub fn relevant_realm<W: ScriptHost>(w: &W, doc: DocumentKey) -> DocumentKey {
 }
 
 /// The realm of the scenario's harness (see [`ErrorRealm::Harness`]): the first page's.
-fn harness_realm<W: ScriptHost>(w: &W) -> Option<DocumentKey> {
+pub fn harness_realm<W: ScriptHost>(w: &W) -> Option<DocumentKey> {
     w.documents.keys().next()
 }
 

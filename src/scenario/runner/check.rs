@@ -430,7 +430,7 @@ impl<'a> SubtestRun<'a> {
                 interface,
             } => {
                 let v = self.eval(value)?;
-                let Some(current) = self.world.documents.keys().next() else {
+                let Some(current) = crate::script::instance::harness_realm(&self.world) else {
                     return Err(LineError::NotAReading);
                 };
                 let realm = match realm {
